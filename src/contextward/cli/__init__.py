@@ -1,0 +1,60 @@
+"""The command line: click commands that parse, call one library function, print.
+
+Every failure a user can cause ends in one line on stderr and exit 2; no
+command prints a traceback or echoes the content of a file it was given.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import click
+
+from .. import __version__
+from . import check, demo
+
+
+class _Group(click.Group):
+    """A group whose errors are one line (``contextward: error: …``), never click's usage block."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        run = super().main
+        if not standalone_mode:
+            return run(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            result = run(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            _exit(exc.exit_code, exc.format_message())
+        except click.Abort:
+            _exit(1, "aborted")
+        except KeyboardInterrupt:
+            _exit(130, "interrupted")
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _exit(code: int, message: str) -> NoReturn:
+    line = " ".join(message.split())
+    click.echo(f"contextward: error: {line}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="contextward")
+def main() -> None:
+    """Keep an AI coding agent's critical context alive across compaction, and prove it."""
+
+
+# Each command module exposes ``command``; keep this list sorted.
+for _module in (check, demo):
+    main.add_command(_module.command)
+
+__all__ = ["main"]

@@ -1,0 +1,54 @@
+"""Reading user-named files for commands, with one-line errors that never echo content."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+#: Exit code for usage, input or environment errors (DESIGN.md).
+EXIT_BAD_INPUT = 2
+
+
+class BadInput(click.ClickException):
+    """A problem with what the user gave us: one line on stderr, exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def read_text(path: str, *, what: str) -> str:
+    """Read a UTF-8 file, or stdin for ``-``."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+            name = "standard input"
+        else:
+            name = path
+            data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"{what} {path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"{what} {path}: is a directory") from None
+    except PermissionError:
+        raise BadInput(f"{what} {path}: permission denied") from None
+    except OSError as exc:
+        raise BadInput(f"{what} {path}: cannot be read ({exc.strerror or 'I/O error'})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{what} {name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: str, *, what: str) -> Any:
+    text = read_text(path, what=what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"{what} {path}: malformed JSON at line {exc.lineno} column {exc.colno}"
+        ) from None
+    except RecursionError:
+        raise BadInput(f"{what} {path}: JSON nested too deeply") from None

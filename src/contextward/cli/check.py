@@ -1,0 +1,50 @@
+"""``contextward check``: verify a context (a summary) against a snapshot."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..core import ContextGuardError, LiteralVerifier, Snapshot, VerificationReport, verify_context
+from ._io import BadInput, read_json, read_text
+from .render import report_table
+
+VERIFIERS = {"literal": LiteralVerifier}
+
+
+@click.command("check")
+@click.option("--snapshot", "snapshot_path", required=True, metavar="SNAP", help="Snapshot JSON.")
+@click.option(
+    "--context", "context_path", required=True, metavar="FILE", help="Context to check, or -."
+)
+@click.option(
+    "--verifier",
+    type=click.Choice(sorted(VERIFIERS)),
+    default="literal",
+    show_default=True,
+    help="How items are looked for in the context.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def command(snapshot_path: str, context_path: str, verifier: str, as_json: bool) -> None:
+    """Check which snapshot items a context preserved. Exit 0 ok, 1 not ok, 2 bad input."""
+    snapshot = load_snapshot(snapshot_path)
+    context = read_text(context_path, what="context")
+    report = verify_context(snapshot, context, VERIFIERS[verifier]())
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(report_table(snapshot, report))
+    raise SystemExit(exit_code(report))
+
+
+def load_snapshot(path: str) -> Snapshot:
+    data = read_json(path, what="snapshot")
+    try:
+        return Snapshot.from_dict(data)
+    except ContextGuardError as exc:
+        raise BadInput(f"snapshot {path}: {exc}") from None
+
+
+def exit_code(report: VerificationReport) -> int:
+    return 0 if report.ok else 1
