@@ -75,10 +75,11 @@ def find_in_tokens(needles: set[str], tokens: list[str]) -> set[str]:
         long_needles.setdefault(words[anchor], []).append((anchor, words))
     found = find_all(short, " ".join(tokens)) if short else set()
     remaining = len(needles) - len(short)
-    for index, token in enumerate(tokens):
+    hits = [index for index, token in enumerate(tokens) if token in long_needles]
+    for index in hits:
         if remaining == 0:
             break
-        for anchor, words in long_needles.get(token, ()):
+        for anchor, words in long_needles[tokens[index]]:
             start = index - anchor
             end = start + len(words) - 1
             if start < 0 or end >= len(tokens):
