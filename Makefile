@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench eval clean
+.PHONY: demo test lint typecheck unit integrations e2e bench eval clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,9 +27,19 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -m "not slow" --cov --cov-report=term
+	$(BIN)/pytest -m "not slow and not e2e" --cov --cov-report=term
 
-test: lint typecheck unit
+# The real Claude Code CLI, offline in a loopback-only network namespace
+# (skips with a printed reason where node, npm or unshare are missing).
+e2e: $(STAMP)
+	$(BIN)/pytest -m e2e -rsx tests/e2e
+
+# The pi and OpenCode shims: type-checked and tested against the real bridge
+# (skips with a printed reason where node or npm are missing).
+integrations: $(STAMP)
+	bash integrations/run-tests.sh
+
+test: lint typecheck unit integrations
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -1,43 +1,92 @@
 """Secret masking: replace secrets inside otherwise verbatim text.
 
-A leaf module (stdlib only) so every layer that prints, stores or injects
-text can mask it. It never logs or returns what it masked, only the count.
+A leaf module (stdlib only) so every layer that prints, stores, exports or
+injects text can mask it. Patterns are value-shaped (a key's own prefix and
+length, a header, a URL's password, an assignment to a secret-named
+variable) so ordinary prose and code stay untouched: precision over recall.
+A mask names the kind it replaced (``[secret:github-token]``); masking is
+idempotent (masking masked text changes nothing).
+
+Must never: log or return what it masked (only the count), or import
+anything of ours.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 #: What a masked secret becomes; the label says which kind was found.
 MASK = "[secret:{kind}]"
 
-# Ordered: more specific formats first, so a key inside a URL or header is
-# named by its own kind.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        (
-            "private-key",
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\Z)",
-        ),
-        ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}\b"),
-        ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
-        ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
-        ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}\b"),
-        ("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"),
-        ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-        ("google-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-        ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
-        ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-        ("bearer", r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/\-]{16,}=*"),
-        ("url-password", r"(?<=://)[^\s:/@]+:[^\s@/]+(?=@)"),
-        (
-            "assignment",
-            r"(?im)(?<![\[A-Za-z0-9_])(?:[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*)\s*[=:]\s*(?!\[secret:)[\"']?[^\s\"'#]{6,}[\"']?",
-        ),
-    )
+# Ordered: more specific formats first, so a key inside a URL or header is named by
+# its own kind. A pattern with a ``secret`` group masks only that group (the name,
+# header or flag before it stays readable).
+_SPECS: tuple[tuple[str, str], ...] = (
+    (
+        "private-key",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    ),
+    ("private-block", r"(?is)<private>.*?(?:</private>|\Z)"),
+    ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
+    ("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}\b"),
+    ("slack-token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}\b|\bxapp-\d-[A-Za-z0-9\-]{10,}\b"),
+    (
+        "slack-webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
+    ),
+    (
+        "discord-webhook",
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+    ),
+    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openrouter-key", r"\bsk-or-v1-[A-Za-z0-9]{32,}"),
+    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("google-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+    ("google-oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
+    ("stripe-key", r"\b(?:sk|rk|whsec)_(?:live_|test_)?[A-Za-z0-9]{24,}\b"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}"),
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+    ("digitalocean-token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("groq-key", r"\bgsk_[A-Za-z0-9]{40,}\b"),
+    ("xai-key", r"\bxai-[A-Za-z0-9]{40,}\b"),
+    ("vault-token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+    ("age-secret-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d+)?\b"),
+    ("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("twilio-key", r"\bSK[0-9a-f]{32}\b"),
+    ("mailgun-key", r"\bkey-[0-9a-f]{32}\b"),
+    ("memory-key", r"\b(?:m0|mem0)[-_][A-Za-z0-9]{30,}\b"),
+    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("azure-key", r"(?i)\b(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
+    ("bearer", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
+    ("basic-auth", r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"),
+    ("url-password", r"(?<=://)(?P<secret>[^\s:/@]+:[^\s@/]+)(?=@)"),
+    (
+        "flag",
+        r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret)"
+        r"(?:=|\s+)(?P<secret>(?!\[secret:)[^\s\"'-][^\s\"']{3,})",
+    ),
+    (
+        "assignment",
+        r"(?im)(?<![\[A-Za-z0-9_])[\"']?(?:[A-Z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|"
+        r"APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?)[A-Z0-9_]*)[\"']?\s*[=:]\s*[\"']?"
+        r"(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
+        r"[^\s\"'#()\[\]{},;<>]{6,})",
+    ),
 )
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern)) for kind, pattern in _SPECS
+)
+
+#: Every kind of secret this module recognises (the labels masks carry).
+KINDS: tuple[str, ...] = tuple(kind for kind, _ in _SPECS)
 
 
 def mask(text: str) -> str:
@@ -49,14 +98,55 @@ def mask_count(text: str) -> tuple[str, int]:
     """Return the masked text and how many secrets were masked."""
     total = 0
     for kind, pattern in _PATTERNS:
-        if kind == "assignment":
-            text, count = pattern.subn(_mask_assignment, text)
+        if "secret" in pattern.groupindex:
+            text, count = pattern.subn(_group_replacer(kind), text)
         else:
             text, count = pattern.subn(MASK.format(kind=kind), text)
         total += count
     return text, total
 
 
-def _mask_assignment(match: re.Match[str]) -> str:
-    name, sep, _value = re.split(r"(\s*[=:]\s*)", match.group(), maxsplit=1)
-    return f"{name}{sep}{MASK.format(kind='assignment')}"
+def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
+    label = MASK.format(kind=kind)
+
+    def replace(match: re.Match[str]) -> str:
+        whole, start = match.group(), match.start()
+        inner_start, inner_end = match.span("secret")
+        return whole[: inner_start - start] + label + whole[inner_end - start :]
+
+    return replace
+
+
+def mask_data(value: object) -> object:
+    """Mask every string inside JSON-like data (dicts, lists, strings); other values pass.
+
+    A string value under a key that names a secret (``password``, ``api_key``…)
+    is masked whole, since a value alone rarely looks like a secret.
+    """
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        out: dict[object, object] = {}
+        for key, item in value.items():
+            if (
+                isinstance(key, str)
+                and isinstance(item, str)
+                and _SECRET_NAME.search(key)
+                and item.strip()
+                and not item.strip().isdigit()
+                and not item.startswith("[secret:")
+            ):
+                out[key] = MASK.format(kind="assignment")
+            else:
+                out[key] = mask_data(item)
+        return out
+    if isinstance(value, list | tuple):
+        return [mask_data(item) for item in value]
+    return value
+
+
+_SECRET_NAME = re.compile(
+    r"(?i)(?:secret|token|passw(?:or)?d|api[_-]?key|private[_-]?key|access[_-]?key|credential)"
+)
+
+__all__ = ["KINDS", "MASK", "mask", "mask_count", "mask_data"]

@@ -13,7 +13,24 @@ from typing import Any, NoReturn
 import click
 
 from .. import __version__
-from . import check, demo
+from ..errors import ContextwardError
+from . import (
+    bridge,
+    brief_cmds,
+    check,
+    compaction_cmds,
+    demo,
+    evidence_cmds,
+    guard_cmds,
+    hosts_cmds,
+    inspect,
+    inspect_guidance,
+    inspect_review,
+    inspect_snapshot,
+    recall_cmds,
+    state_cmds,
+    store_cmds,
+)
 
 
 class _Group(click.Group):
@@ -34,6 +51,9 @@ class _Group(click.Group):
             result = run(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
             _exit(exc.exit_code, exc.format_message())
+        except ContextwardError as exc:
+            # A damaged or busy store, a refused contract change…: one line, exit 2.
+            _exit(2, str(exc))
         except click.Abort:
             _exit(1, "aborted")
         except KeyboardInterrupt:
@@ -54,7 +74,27 @@ def main() -> None:
 
 
 # Each command module exposes ``command``; keep this list sorted.
-for _module in (check, demo):
+for _module in (
+    bridge,
+    brief_cmds,
+    check,
+    demo,
+    inspect,
+    inspect_guidance,
+    inspect_review,
+    inspect_snapshot,
+    recall_cmds,
+):
     main.add_command(_module.command)
+# Modules with several commands expose ``commands``.
+for _command in (
+    *compaction_cmds.commands,
+    *evidence_cmds.commands,
+    *guard_cmds.commands,
+    *hosts_cmds.commands,
+    *state_cmds.commands,
+    *store_cmds.commands,
+):
+    main.add_command(_command)
 
 __all__ = ["main"]

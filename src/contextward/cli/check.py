@@ -6,11 +6,21 @@ import json
 
 import click
 
-from ..core import ContextGuardError, LiteralVerifier, Snapshot, VerificationReport, verify_context
+from ..core import (
+    ContextGuardError,
+    FactsVerifier,
+    LiteralVerifier,
+    Snapshot,
+    VerificationReport,
+    verify_context,
+)
 from ._io import BadInput, read_json, read_text
 from .render import report_table
 
-VERIFIERS = {"literal": LiteralVerifier}
+VERIFIERS: dict[str, type[FactsVerifier] | type[LiteralVerifier]] = {
+    "facts": FactsVerifier,
+    "literal": LiteralVerifier,
+}
 
 
 @click.command("check")
@@ -21,7 +31,7 @@ VERIFIERS = {"literal": LiteralVerifier}
 @click.option(
     "--verifier",
     type=click.Choice(sorted(VERIFIERS)),
-    default="literal",
+    default="facts",
     show_default=True,
     help="How items are looked for in the context.",
 )

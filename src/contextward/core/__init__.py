@@ -4,6 +4,7 @@ Stdlib only, no I/O, no globals, deterministic. Imports nothing else of contextw
 """
 
 from .errors import ContextGuardError
+from .facts import FactsVerifier
 from .guard import ContextGuard
 from .item import KINDS, ContextItem
 from .literal import LiteralVerifier
@@ -18,6 +19,7 @@ __all__ = [
     "ContextGuard",
     "ContextGuardError",
     "ContextItem",
+    "FactsVerifier",
     "Finding",
     "Issue",
     "LiteralVerifier",

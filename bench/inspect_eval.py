@@ -1,0 +1,431 @@
+"""Inspection quality on the labelled sessions of bench/data/inspect (``make eval``).
+
+Each session is rendered into the transcript format it names (generic
+messages, Claude Code JSONL with a title line, a sidechain line and a torn
+last line, or pi JSONL), read back through the real readers and inspected.
+Spans marked in the session are the memories; every other candidate is
+noise. ``dev/`` is the tuning set, ``heldout/`` is only ever scored. A
+keyword baseline (the approach of the systems we replace) is scored on the
+same data for comparison.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from contextward.inspect import (
+    CRITICAL_KINDS,
+    Candidate,
+    InspectionResult,
+    build_guidance,
+    inspect_stream,
+)
+from contextward.inspect.guidance import Limits
+from contextward.inspect.segment import units
+
+DATA = Path(__file__).parent / "data" / "inspect"
+_MARK = re.compile(r"\{\{([a-z_|]+)([*!~]?):(.+?)\}\}", re.S)
+_HEAD = re.compile(r"^--- (\S+) (user|assistant|system|tool)(?: (\S+))?(?: (error))?\s*$")
+
+
+@dataclass(frozen=True)
+class Label:
+    source: str
+    span: str
+    kinds: tuple[str, ...]
+    critical: bool
+    superseded: bool
+
+
+@dataclass
+class Session:
+    name: str
+    lang: str
+    format: str
+    messages: list[dict[str, object]] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+
+
+def load(path: Path) -> Session:
+    text = path.read_text(encoding="utf-8")
+    header, _, body = text.partition("\n--- ")
+    meta = dict(
+        line.split(":", 1)
+        for line in header.splitlines()
+        if ":" in line and not line.startswith("#")
+    )
+    session = Session(
+        path.stem, meta.get("lang", "en").strip(), meta.get("format", "messages").strip()
+    )
+    current: list[str] | None = None
+    head: re.Match[str] | None = None
+    for line in [*("--- " + body).splitlines(), "--- end user"]:
+        match = _HEAD.match(line)
+        if match is None:
+            if current is None:
+                raise ValueError(f"{path.name}: text before the first message")
+            current.append(line)
+            continue
+        if head is not None and current is not None:
+            mid, role, tool, error = head.groups()
+            plain = _strip(mid, "\n".join(current).rstrip("\n"), session.labels)
+            message: dict[str, object] = {"id": mid, "role": role, "content": plain}
+            if role == "tool":
+                message["tool_name"] = tool or "Bash"
+                message["is_error"] = bool(error)
+            session.messages.append(message)
+        head, current = match, []
+    return session
+
+
+def _strip(mid: str, content: str, labels: list[Label]) -> str:
+    def repl(match: re.Match[str]) -> str:
+        kinds = tuple(match.group(1).split("|"))
+        flag = match.group(2)
+        critical = kinds[0] in CRITICAL_KINDS if flag not in "!~" or not flag else flag == "!"
+        labels.append(Label(mid, match.group(3), kinds, critical, flag == "*"))
+        return match.group(3)
+
+    return _MARK.sub(repl, content)
+
+
+def sessions(split: str) -> list[Session]:
+    return [load(path) for path in sorted((DATA / split).glob("*.txt"))]
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def render(session: Session) -> bytes:
+    if session.format == "claude-code":
+        return _claude(session.messages)
+    if session.format == "pi":
+        return _pi(session.messages)
+    return json.dumps({"messages": session.messages}, ensure_ascii=False).encode()
+
+
+def _tool_parts(message: dict[str, object]) -> tuple[str, str]:
+    text = str(message["content"])
+    first, _, rest = text.partition("\n")
+    return (first[2:], rest) if first.startswith("$ ") else ("", text)
+
+
+def _claude(messages: list[dict[str, object]]) -> bytes:
+    lines: list[dict[str, object]] = [
+        {"type": "summary", "summary": "Session title", "leafUuid": "x"}
+    ]
+    for m in messages:
+        mid, role = str(m["id"]), m["role"]
+        if role == "tool":
+            command, output = _tool_parts(m)
+            use = f"toolu_{mid}"
+            lines.append(
+                {
+                    "type": "assistant",
+                    "uuid": f"{mid}-use",
+                    "isSidechain": False,
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": use,
+                                "name": m.get("tool_name"),
+                                "input": {"command": command} if command else {"file_path": "x"},
+                            }
+                        ],
+                    },
+                }
+            )
+            lines.append(
+                {
+                    "type": "user",
+                    "uuid": mid,
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": use,
+                                "content": output,
+                                "is_error": m.get("is_error", False),
+                            }
+                        ],
+                    },
+                }
+            )
+        else:
+            content: object = m["content"]
+            if role == "assistant":
+                content = [{"type": "thinking", "thinking": "…"}, {"type": "text", "text": content}]
+            lines.append({"type": role, "uuid": mid, "message": {"role": role, "content": content}})
+    lines.append(
+        {
+            "type": "user",
+            "uuid": "side",
+            "isSidechain": True,
+            "message": {"role": "user", "content": "subagent prompt"},
+        }
+    )
+    out = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines)
+    return (out + '\n{"type":"assistant","uuid":"torn","mess').encode()
+
+
+def _pi(messages: list[dict[str, object]]) -> bytes:
+    lines: list[dict[str, object]] = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-11-23T10:00:00Z"}
+    ]
+    for m in messages:
+        mid, role = str(m["id"]), m["role"]
+        if role == "tool":
+            command, output = _tool_parts(m)
+            lines.append(
+                {
+                    "type": "message",
+                    "id": f"{mid}-call",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "toolCall",
+                                "id": f"call_{mid}",
+                                "name": m.get("tool_name"),
+                                "arguments": {"command": command},
+                            }
+                        ],
+                    },
+                }
+            )
+            lines.append(
+                {
+                    "type": "message",
+                    "id": mid,
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": f"call_{mid}",
+                        "toolName": m.get("tool_name"),
+                        "content": [{"type": "text", "text": output}],
+                        "isError": m.get("is_error", False),
+                    },
+                }
+            )
+        else:
+            lines.append(
+                {
+                    "type": "message",
+                    "id": mid,
+                    "message": {"role": role, "content": [{"type": "text", "text": m["content"]}]},
+                }
+            )
+        lines.append({"type": "model_change", "id": f"{mid}-m", "provider": "x", "modelId": "y"})
+    return "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode()
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _overlaps(label: Label, c: Candidate) -> int:
+    if label.source not in c.sources:
+        return 0
+    a, b = _fold(label.span), _fold(c.content)
+    if a in b or b in a:
+        return min(len(a), len(b))
+    return 0
+
+
+@dataclass
+class Score:
+    labels: int = 0
+    critical: int = 0
+    critical_kept: int = 0
+    retained: int = 0
+    kept_labels: int = 0
+    kind_right: int = 0
+    matched: int = 0
+    superseded: int = 0
+    superseded_found: int = 0
+    superseded_in_must: int = 0
+    candidates: int = 0
+    review: int = 0
+    kept: int = 0
+    kept_true: int = 0
+    noise: int = 0
+    noise_dropped: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, session: Session, result: InspectionResult) -> None:
+        guidance = build_guidance(result, limits=Limits(10_000, 10_000, 10_000, 10**9))
+        must = {c.id for c in guidance.must_preserve}
+        owner: dict[str, bool] = {}
+        for label in session.labels:
+            best = max(result.candidates, key=lambda c, lab=label: _overlaps(lab, c), default=None)
+            found = best is not None and _overlaps(label, best) > 0
+            for c in result.candidates:
+                if _overlaps(label, c):
+                    owner[c.id] = owner.get(c.id, False) or not label.superseded
+            if label.superseded:
+                self.superseded += 1
+                if found and best is not None:
+                    self.superseded_found += best.superseded_by is not None
+                    self.superseded_in_must += best.id in must
+                continue
+            self.labels += 1
+            action = best.action if found and best is not None else "missing"
+            if found and best is not None:
+                self.matched += 1
+                self.kind_right += best.kind in label.kinds
+                if best.kind not in label.kinds:
+                    self.misses.append(
+                        f"{session.name}/{label.source}: {label.kinds[0]} as {best.kind} ({action})"
+                    )
+            if action != "keep":
+                self.misses.append(
+                    f"{session.name}/{label.source}: {label.kinds[0]} -> {action}: {label.span[:60]}"
+                )
+            self.retained += action in ("keep", "review")
+            self.kept_labels += action == "keep"
+            if label.critical:
+                self.critical += 1
+                self.critical_kept += action == "keep"
+        for c in result.candidates:
+            self.candidates += 1
+            self.review += c.action == "review"
+            if c.action == "keep":
+                self.kept += 1
+                self.kept_true += owner.get(c.id, False)
+            if c.id not in owner:
+                self.noise += 1
+                self.noise_dropped += c.action == "drop"
+                if c.action != "drop":
+                    self.misses.append(
+                        f"{session.name}: noise {c.kind} -> {c.action}: {c.content[:60]}"
+                    )
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        def pct(a: int, b: int) -> str:
+            return f"{100 * a / b:.1f}%" if b else "n/a"
+
+        return [
+            ("critical items auto-kept", pct(self.critical_kept, self.critical), ">= 95%"),
+            ("retained (keep + review)", pct(self.retained, self.labels), ">= 98%"),
+            ("noise dropped", pct(self.noise_dropped, self.noise), ">= 95%"),
+            ("review share of candidates", pct(self.review, self.candidates), "<= 10%"),
+            ("superseded in must-preserve", str(self.superseded_in_must), "0"),
+            ("superseded detected", pct(self.superseded_found, self.superseded), ""),
+            ("keep precision", pct(self.kept_true, self.kept), ""),
+            ("keep recall", pct(self.kept_labels, self.labels), ""),
+            ("kind accuracy (matched)", pct(self.kind_right, self.matched), ""),
+        ]
+
+
+def score(split: str) -> tuple[Score, int, int]:
+    total = Score()
+    data = sessions(split)
+    for session in data:
+        result = inspect_stream(io.BytesIO(render(session)))
+        total.add(session, result)
+    return total, len(data), sum(len(s.labels) for s in data)
+
+
+# ---------------------------------------------------------------- baseline
+
+_KEYWORDS = (
+    ("constraint", re.compile(r"\bmust\b|\brequired\b|必须|不能", re.I)),
+    ("decision", re.compile(r"\bdecision\b|\bdecided\b|\bchose\b|决定|选择", re.I)),
+    ("todo", re.compile(r"\btodo\b|\bnext step\b|待办|TODO", re.I)),
+    ("rejected", re.compile(r"\babandoned\b|\bfailed\b|\brejected\b|放弃", re.I)),
+    ("goal", re.compile(r"\bgoal\b|目标", re.I)),
+)
+
+
+def baseline(session: Session) -> InspectionResult:
+    """The keyword approach: a few regexes, tool output dropped, everything else to review."""
+    out: list[Candidate] = []
+    for position, m in enumerate(session.messages):
+        mid, text = str(m["id"]), str(m["content"])
+        if m["role"] == "tool":
+            out.append(
+                Candidate(
+                    f"b{len(out)}",
+                    "tool_output",
+                    text[:80],
+                    0.1,
+                    0.9,
+                    "drop",
+                    False,
+                    "",
+                    (mid,),
+                    position=position,
+                )
+            )
+            continue
+        for unit in units(text):
+            kind = next((k for k, rx in _KEYWORDS if rx.search(unit.text)), None)
+            action = "keep" if kind else "review"
+            out.append(
+                Candidate(
+                    f"b{len(out)}",
+                    kind or "fact",
+                    unit.text,
+                    0.85 if kind else 0.5,
+                    0.85 if kind else 0.5,
+                    action,
+                    kind is not None,
+                    "",
+                    (mid,),
+                    position=position,
+                )
+            )
+    return InspectionResult(tuple(out), len(session.messages))
+
+
+def score_baseline(split: str) -> Score:
+    total = Score()
+    for session in sessions(split):
+        total.add(session, baseline(session))
+    return total
+
+
+# ---------------------------------------------------------------- report
+
+
+def evaluate(show_misses: Iterable[str] = ()) -> str:
+    lines = ["inspection quality (bench/data/inspect; labels: memories, everything else noise)"]
+    scores = {}
+    for split in ("dev", "heldout"):
+        s, n, labels = score(split)
+        scores[split] = s
+        lines.append(f"  {split}: {n} sessions, {labels} labelled spans, {s.candidates} candidates")
+    base = {split: score_baseline(split) for split in ("dev", "heldout")}
+    header = (
+        f"  {'metric':<30} {'dev':>8} {'heldout':>8} {'keyword dev':>12} {'keyword ho':>11}  target"
+    )
+    lines.append(header)
+    rows = zip(
+        scores["dev"].rows(),
+        scores["heldout"].rows(),
+        base["dev"].rows(),
+        base["heldout"].rows(),
+        strict=True,
+    )
+    for (name, dev, target), (_, ho, _), (_, bdev, _), (_, bho, _) in rows:
+        lines.append(f"  {name:<30} {dev:>8} {ho:>8} {bdev:>12} {bho:>11}  {target}")
+    for split in show_misses:
+        lines.append(f"  misses in {split}:")
+        lines.extend(f"    {miss}" for miss in scores[split].misses)
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(evaluate(sys.argv[1:]))

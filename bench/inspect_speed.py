@@ -1,0 +1,156 @@
+"""Inspection throughput and memory on a generated Claude Code transcript.
+
+The transcript repeats the labelled dev sessions (bench/data/inspect) with
+fresh ids, in Claude Code JSONL, until it reaches the target size: 20 MB by
+default, ``CONTEXTWARD_BENCH_INSPECT_MB`` to change it (100 for the DESIGN
+budget). Tool results are repeated 4x, as real transcripts are dominated by
+them; a second run without that (prose only) is the worst case. Each run is
+a fresh subprocess so its peak RSS (``ru_maxrss``) is its own. Throughput
+is per CPU second (``process_time``), so a busy machine does not skew it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.inspect_eval import sessions
+
+_CHILD = r"""
+import json, resource, sys, time
+from contextward.inspect import inspect_stream
+start = time.process_time()
+with open(sys.argv[1], "rb") as f:
+    result = inspect_stream(f)
+elapsed = time.process_time() - start
+print(json.dumps({"seconds": elapsed, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "messages": result.messages, "candidates": len(result.candidates)}))
+"""
+
+
+_ENVELOPE = {
+    "parentUuid": "6f1c2d0e-8a41-4c55-9d3e-1b7f2a9c0e11",
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/home/dev/projects/billing-service",
+    "sessionId": "0c9a7e52-3b1d-4f7a-a2c4-5d8e9f0a1b2c",
+    "version": "2.1.240",
+    "gitBranch": "feature/oauth-login",
+    "timestamp": "2026-11-23T10:14:02.118Z",
+}
+_USAGE = {
+    "input_tokens": 4,
+    "cache_creation_input_tokens": 1834,
+    "cache_read_input_tokens": 48211,
+    "output_tokens": 312,
+    "service_tier": "standard",
+}
+
+
+def _line(mid: str, role: str, text: str, tool: bool, realistic: bool) -> dict[str, object]:
+    """One Claude Code line; ``realistic`` adds the envelope real transcripts carry."""
+    if tool:
+        content: object = [{"type": "tool_result", "tool_use_id": mid, "content": text}]
+        line: dict[str, object] = {
+            "type": "user",
+            "uuid": mid,
+            "message": {"role": "user", "content": content},
+        }
+        if realistic:
+            # Claude Code stores a tool's output twice: in the block and in toolUseResult.
+            line["toolUseResult"] = {
+                "stdout": text,
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+            }
+    else:
+        message: dict[str, object] = {"role": role, "content": text}
+        if realistic and role == "assistant":
+            message = {
+                "id": "msg_01" + mid[-20:],
+                "type": "message",
+                "role": role,
+                "model": "claude-opus-4-8",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": _USAGE,
+            }
+        line = {"type": role, "uuid": mid, "message": message}
+    if realistic:
+        line = {**_ENVELOPE, **line}
+    return line
+
+
+def generate(path: Path, megabytes: float, tool_repeat: int, realistic: bool = True) -> int:
+    target = int(megabytes * 1024 * 1024)
+    data = sessions("dev")
+    written = 0
+    rep = 0
+    with path.open("w", encoding="utf-8") as out:
+        while written < target:
+            for session in data:
+                for m in session.messages:
+                    mid = f"{session.name}-{rep}-{m['id']}"
+                    text = str(m["content"])
+                    tool = m["role"] == "tool"
+                    if tool:
+                        text = "\n".join([text] * tool_repeat) + f"\n# run {rep}"
+                    encoded = (
+                        json.dumps(
+                            _line(mid, str(m["role"]), text, tool, realistic), ensure_ascii=False
+                        )
+                        + "\n"
+                    )
+                    out.write(encoded)
+                    written += len(encoded.encode())
+            rep += 1
+    return written
+
+
+def measure(megabytes: float, tool_repeat: int, realistic: bool = True) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "transcript.jsonl"
+        size = generate(path, megabytes, tool_repeat, realistic)
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        out = json.loads(proc.stdout)
+        out["mb"] = size / 1024 / 1024
+        return out
+
+
+def run() -> list[dict[str, object]]:
+    megabytes = float(os.environ.get("CONTEXTWARD_BENCH_INSPECT_MB", "20"))
+    rows: list[dict[str, object]] = []
+    for label, repeat, size, realistic in (
+        ("typical", 4, megabytes, True),
+        ("typical", 4, megabytes / 4, True),
+        ("dense prose (worst case)", 1, megabytes / 4, False),
+    ):
+        m = measure(size, repeat, realistic)
+        name = f"inspect {label} {m['mb']:.0f} MB"
+        rows.append(
+            {
+                "name": f"{name} throughput",
+                "value": round(m["mb"] / m["seconds"], 1),
+                "unit": "MB/s",
+            }
+        )
+        rows.append(
+            {"name": f"{name} peak RSS", "value": round(m["rss_kb"] / 1024, 1), "unit": "MB"}
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(f"{row['name']:<45} {row['value']:>8} {row['unit']}")

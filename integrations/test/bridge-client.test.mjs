@@ -1,0 +1,91 @@
+// The shared bridge client against the real Python bridge.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { BridgeClient, BridgeFailure, failOpen } from "../dist/bridge-client/src/client.js";
+import { MESSAGES, project } from "./helpers.mjs";
+
+test("ping and version round trip through the real bridge", async (t) => {
+  const client = new BridgeClient(project(t).bridge);
+  t.after(() => client.close());
+  assert.deepEqual(await client.request("ping"), { pong: true, protocol_version: 1 });
+  const version = await client.request("version");
+  assert.equal(version.protocol_version, 1);
+  assert.ok(version.operations.includes("loop_check"));
+});
+
+test("a failed operation rejects with the bridge's code", async (t) => {
+  const client = new BridgeClient(project(t).bridge);
+  t.after(() => client.close());
+  await assert.rejects(client.request("no_such_operation"), (error) => error instanceof BridgeFailure && error.code === "unknown_operation");
+  await assert.rejects(client.request("guidance", {}), (error) => error.code === "invalid_request");
+  // The bridge is still there after failures.
+  assert.equal((await client.request("ping")).pong, true);
+});
+
+test("concurrent requests are matched to their answers by request id", async (t) => {
+  const client = new BridgeClient(project(t).bridge);
+  t.after(() => client.close());
+  const answers = await Promise.all([
+    client.request("inspect", { messages: MESSAGES }),
+    client.request("ping"),
+    client.request("loop_check", { command: "npm test" }),
+  ]);
+  assert.equal(answers[0].schema_version, 1);
+  assert.equal(answers[1].pong, true);
+  assert.equal(answers[2].action, "allow");
+});
+
+test("provider requests are answered by the host's model", async (t) => {
+  const asked = [];
+  const client = new BridgeClient({
+    ...project(t).bridge,
+    provider: async (request) => {
+      asked.push(request);
+      return { text: JSON.stringify({ candidates: [{ kind: "decision", content: "We chose PostgreSQL", source: "a1" }] }) };
+    },
+  });
+  t.after(() => client.close());
+  const result = await client.request("inspect", { messages: MESSAGES }, { provider: true });
+  assert.equal(result.mode, "provider");
+  assert.equal(asked.length, 1);
+  assert.equal(asked[0].task, "complete");
+  assert.match(asked[0].input.prompt, /\[a1\] assistant: We chose PostgreSQL/);
+});
+
+test("a host model that fails makes the bridge fall back to rules", async (t) => {
+  const client = new BridgeClient({
+    ...project(t).bridge,
+    provider: async () => {
+      throw new Error("model offline");
+    },
+  });
+  t.after(() => client.close());
+  const result = await client.request("inspect", { messages: MESSAGES }, { provider: true });
+  assert.equal(result.mode, "rules");
+});
+
+test("a bridge that never answers times out", async (t) => {
+  const client = new BridgeClient({ command: [process.execPath, "-e", "setInterval(() => {}, 1000)"], timeoutMs: 200 });
+  t.after(() => client.close());
+  await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
+});
+
+test("a missing bridge fails open", async (t) => {
+  const lines = [];
+  const client = new BridgeClient({ command: ["/nonexistent/contextward-bridge"], log: (line) => lines.push(line) });
+  t.after(() => client.close());
+  await assert.rejects(client.request("ping"), (error) => error.code === "bridge_unavailable");
+  const value = await failOpen("ping", () => client.request("ping"), "fallback", (line) => lines.push(line));
+  assert.equal(value, "fallback");
+  assert.ok(lines.some((line) => line.includes("skipped (bridge_unavailable)")));
+});
+
+test("a bridge that exits rejects what was pending, and the next request starts a new one", async (t) => {
+  const { bridge } = project(t);
+  const client = new BridgeClient(bridge);
+  t.after(() => client.close());
+  assert.equal((await client.request("ping")).pong, true);
+  client.close();
+  assert.equal((await client.request("ping")).pong, true);
+});

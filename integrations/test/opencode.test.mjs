@@ -1,0 +1,147 @@
+// The OpenCode plugin's hooks, called the way OpenCode calls them, against the REAL bridge.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { ContextwardPlugin, LoopBrakeRefusal, contextwardHooks, toBridgeMessages } from "../dist/opencode/src/plugin.js";
+import { project } from "./helpers.mjs";
+
+const SESSION = [
+  {
+    info: { id: "msg_1", role: "user" },
+    parts: [{ type: "text", text: "Goal: ship OAuth login. Never change the public API." }],
+  },
+  {
+    info: { id: "msg_2", role: "assistant" },
+    parts: [
+      { type: "reasoning", text: "thinking" },
+      { type: "text", text: "We chose PostgreSQL as the final database." },
+      { type: "text", text: "synthetic note", synthetic: true },
+      { type: "tool", id: "prt_1", callID: "call_1", tool: "bash", state: { status: "completed", output: "src/a.py:1: OAuth" } },
+      { type: "tool", id: "prt_2", callID: "call_2", tool: "bash", state: { status: "error", error: "exit 1" } },
+      { type: "tool", id: "prt_3", callID: "call_3", tool: "bash", state: { status: "running" } },
+    ],
+  },
+];
+
+function fakeClient(messages = SESSION) {
+  const asked = [];
+  return {
+    asked,
+    session: {
+      messages: async (options) => {
+        asked.push(options.path.id);
+        return { data: messages };
+      },
+    },
+  };
+}
+
+function plugin(t, options = {}) {
+  const { bridge, cwd } = project(t);
+  const client = fakeClient();
+  const built = contextwardHooks({ client, directory: cwd }, { bridge, ...options });
+  t.after(() => built.bridge.close());
+  return { ...built, client };
+}
+
+test("session messages become the bridge's generic messages", () => {
+  assert.deepEqual(toBridgeMessages(SESSION), [
+    { id: "msg_1", role: "user", content: "Goal: ship OAuth login. Never change the public API." },
+    { id: "msg_2", role: "assistant", content: "We chose PostgreSQL as the final database." },
+    { id: "msg_2:call_1", role: "tool", content: "src/a.py:1: OAuth", tool_name: "bash", is_error: false },
+    { id: "msg_2:call_2", role: "tool", content: "exit 1", tool_name: "bash", is_error: true },
+  ]);
+});
+
+test("the state block goes into the system prompt", async (t) => {
+  const { hooks } = plugin(t);
+  const output = { system: ["existing"] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, output);
+  assert.equal(output.system.length, 2);
+  assert.match(output.system[1], /^## Project state/);
+});
+
+test("compaction gets the guidance and the state block appended to its prompt", async (t) => {
+  const { hooks, client } = plugin(t);
+  const output = { context: [] };
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, output);
+  assert.deepEqual(client.asked, ["ses_1"]);
+  assert.equal(output.context.length, 2);
+  assert.match(output.context[0], /^contextward guidance/);
+  assert.match(output.context[0], /Never change the public API\./);
+  assert.match(output.context[1], /^## Project state/);
+  assert.equal(output.prompt, undefined, "never replaces OpenCode's own compaction prompt");
+});
+
+test("the loop brake throws on the third identical failing bash command", async (t) => {
+  const { hooks } = plugin(t);
+  const input = { tool: "bash", sessionID: "ses_1", callID: "c" };
+  await hooks["tool.execute.before"](input, { args: { command: "npm test" } });
+  for (const callID of ["c1", "c2"]) {
+    await hooks["tool.execute.after"](
+      { ...input, callID, args: { command: "npm test" } },
+      { title: "", output: "1 failed", metadata: { exit: 1 } },
+    );
+  }
+  await assert.rejects(hooks["tool.execute.before"](input, { args: { command: "npm test" } }), (error) => {
+    assert.ok(error instanceof LoopBrakeRefusal);
+    assert.match(error.message, /npm test/);
+    return true;
+  });
+  // Other tools and other commands pass.
+  await hooks["tool.execute.before"]({ ...input, tool: "read" }, { args: { filePath: "a" } });
+  await hooks["tool.execute.before"](input, { args: { command: "pytest -q" } });
+});
+
+test("session.idle and session.created are recorded", async (t) => {
+  const { hooks, bridge } = plugin(t);
+  await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_9" } } } });
+  await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_9" } } });
+  await hooks.event({ event: { type: "message.updated", properties: {} } });
+  const again = await bridge.request("record_event", { event: "tool_call", session_id: "ses_9", key: "k" });
+  assert.deepEqual(again, { recorded: true });
+});
+
+test("a missing bridge fails open and never blocks a tool", async (t) => {
+  const original = console.error;
+  const errors = [];
+  console.error = (line) => errors.push(String(line));
+  const { hooks, bridge } = contextwardHooks(
+    { client: fakeClient(), directory: process.cwd() },
+    { bridge: { command: ["/nonexistent/contextward"] } },
+  );
+  t.after(() => bridge.close());
+  try {
+    const system = { system: [] };
+    await hooks["experimental.chat.system.transform"]({ sessionID: "s", model: {} }, system);
+    const compacting = { context: [] };
+    await hooks["experimental.session.compacting"]({ sessionID: "s" }, compacting);
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "s", callID: "c" }, { args: { command: "ls" } });
+    assert.deepEqual(system.system, []);
+    assert.deepEqual(compacting.context, []);
+  } finally {
+    console.error = original;
+  }
+  assert.ok(errors.length >= 3 && errors.every((line) => line.startsWith("contextward: ")));
+});
+
+test("parts can be turned off, and the plugin export builds the hooks", async (t) => {
+  const { hooks } = plugin(t, { disable: ["state", "compaction", "loops", "lifecycle"] });
+  assert.deepEqual(Object.keys(hooks), ["dispose"]);
+  const { cwd } = project(t);
+  const all = await ContextwardPlugin({ client: fakeClient(), directory: cwd });
+  assert.deepEqual(Object.keys(all).sort(), [
+    "dispose",
+    "event",
+    "experimental.chat.system.transform",
+    "experimental.session.compacting",
+    "tool.execute.after",
+    "tool.execute.before",
+  ]);
+  await all.dispose();
+});
+
+test("the entry point exports only the plugin (OpenCode treats every export as one)", async () => {
+  const entry = await import("../dist/opencode/src/index.js");
+  assert.deepEqual(Object.keys(entry), ["ContextwardPlugin"]);
+});

@@ -1,0 +1,196 @@
+// The pi extension, driven the way pi drives it (a stand-in for pi's ExtensionAPI and
+// context), against the REAL Python bridge.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { registerContextward, toBridgeMessages } from "../dist/pi/src/extension.js";
+import { project } from "./helpers.mjs";
+
+const PI_MESSAGES = [
+  { role: "user", content: "Goal: ship OAuth login. Never change the public API.", timestamp: 1 },
+  { role: "assistant", content: [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "We chose PostgreSQL as the final database." }], timestamp: 2 },
+  { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: "src/a.py:1: OAuth" }], isError: false, timestamp: 3 },
+  { role: "custom", customType: "other", content: "not conversation", display: false, timestamp: 4 },
+  { role: "bashExecution", command: "npm test", output: "1 failed", exitCode: 1, cancelled: false, truncated: false, timestamp: 5 },
+];
+
+/** pi as the extension sees it: handlers registered by event name. */
+function fakePi() {
+  const handlers = new Map();
+  return {
+    handlers,
+    on(event, handler) {
+      handlers.set(event, handler);
+    },
+    getThinkingLevel: () => "medium",
+    async fire(event, payload, ctx) {
+      const handler = handlers.get(event);
+      assert.ok(handler, `no handler for ${event}`);
+      return handler({ type: event, ...payload }, ctx);
+    },
+  };
+}
+
+function fakeContext({ hasUI = false, confirm = async () => true } = {}) {
+  return {
+    hasUI,
+    cwd: process.cwd(),
+    model: { id: "test-model", provider: "test" },
+    modelRegistry: { getApiKeyAndHeaders: async () => ({ ok: true, apiKey: "test-key", headers: { "x-test": "1" } }) },
+    sessionManager: { getSessionId: () => "pi-session-1" },
+    ui: { confirm, notify: () => undefined },
+  };
+}
+
+function fakeFunctions() {
+  const calls = { compact: [], complete: [] };
+  return {
+    calls,
+    fns: {
+      compact: async (preparation, model, apiKey, headers, customInstructions, signal, thinkingLevel) => {
+        calls.compact.push({ preparation, model, apiKey, headers, customInstructions, thinkingLevel });
+        return { summary: "## Goal\nship OAuth", firstKeptEntryId: preparation.firstKeptEntryId, tokensBefore: preparation.tokensBefore };
+      },
+      completeSimple: async (model, context, options) => {
+        calls.complete.push({ model, context, options });
+        const text = JSON.stringify({ candidates: [{ kind: "decision", content: "We chose PostgreSQL", source: "pi2" }] });
+        return { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 0 };
+      },
+    },
+  };
+}
+
+function compactEvent(customInstructions) {
+  return {
+    preparation: { firstKeptEntryId: "e9", messagesToSummarize: PI_MESSAGES, turnPrefixMessages: [], isSplitTurn: false, tokensBefore: 1234, fileOps: {}, settings: {} },
+    branchEntries: [],
+    customInstructions,
+    signal: new AbortController().signal,
+  };
+}
+
+test("pi messages become the bridge's generic messages", () => {
+  assert.deepEqual(toBridgeMessages(PI_MESSAGES), [
+    { id: "pi1", role: "user", content: "Goal: ship OAuth login. Never change the public API." },
+    { id: "pi2", role: "assistant", content: "We chose PostgreSQL as the final database." },
+    { id: "pi3", role: "tool", content: "src/a.py:1: OAuth", tool_name: "bash", is_error: false },
+    { id: "pi5", role: "tool", content: "1 failed", tool_name: "bash", is_error: true },
+  ]);
+});
+
+test("session_before_compact hands guidance to pi's own compact(), with the host's model as provider", async (t) => {
+  const pi = fakePi();
+  const { calls, fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const result = await pi.fire("session_before_compact", compactEvent("Focus on auth."), fakeContext());
+  assert.deepEqual(result.compaction, { summary: "## Goal\nship OAuth", firstKeptEntryId: "e9", tokensBefore: 1234 });
+  assert.equal(calls.complete.length, 1, "the host's model answered the provider request");
+  assert.equal(calls.complete[0].options.apiKey, "test-key");
+  assert.match(calls.complete[0].context.messages[0].content, /\[pi2\] assistant: We chose PostgreSQL/);
+  assert.equal(calls.compact.length, 1);
+  const { customInstructions, apiKey, headers, thinkingLevel } = calls.compact[0];
+  assert.ok(customInstructions.startsWith("Focus on auth.\n\ncontextward guidance"));
+  assert.match(customInstructions, /Never change the public API\./);
+  assert.equal(apiKey, "test-key");
+  assert.deepEqual(headers, { "x-test": "1" });
+  assert.equal(thinkingLevel, "medium");
+});
+
+test("uncertain items are put to the owner when pi has a UI", async (t) => {
+  const pi = fakePi();
+  const { calls, fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge, disable: ["provider"] });
+  t.after(() => client.close());
+  const asked = [];
+  const ctx = fakeContext({ hasUI: true, confirm: async (title, message) => (asked.push(message), false) });
+  const inspection = await client.request("inspect", { messages: toBridgeMessages(PI_MESSAGES) });
+  const uncertain = inspection.candidates.filter((c) => c.action === "review");
+  await pi.fire("session_before_compact", compactEvent(undefined), ctx);
+  assert.equal(asked.length, Math.min(5, uncertain.length));
+  assert.equal(calls.complete.length, 0, "provider mode was turned off");
+  assert.equal(calls.compact.length, 1);
+});
+
+test("the loop brake blocks the third identical failing bash command", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const ctx = fakeContext();
+  const call = { toolName: "bash", toolCallId: "c", input: { command: "npm test" } };
+  assert.equal(await pi.fire("tool_call", call, ctx), undefined);
+  for (const id of ["r1", "r2"]) {
+    await pi.fire("tool_result", { toolName: "bash", toolCallId: id, input: { command: "npm test" }, content: [], isError: true }, ctx);
+  }
+  const verdict = await pi.fire("tool_call", call, ctx);
+  assert.equal(verdict.block, true);
+  assert.match(verdict.reason, /npm test/);
+  assert.equal(await pi.fire("tool_call", { toolName: "read", toolCallId: "x", input: { path: "a" } }, ctx), undefined);
+});
+
+test("the brief is injected before the first prompt, and again only after a compaction", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const ctx = fakeContext();
+  await pi.fire("session_start", { reason: "startup" }, ctx);
+  const first = await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, ctx);
+  assert.equal(first.message.customType, "contextward");
+  assert.match(first.message.content, /^## contextward brief/);
+  assert.equal(first.message.display, false);
+  assert.equal(await pi.fire("before_agent_start", { prompt: "again", systemPrompt: "" }, ctx), undefined);
+  await pi.fire("session_compact", { compactionEntry: {}, fromExtension: true }, ctx);
+  // The compaction summarised the first brief away, so it comes back once.
+  const after = await pi.fire("before_agent_start", { prompt: "after", systemPrompt: "" }, ctx);
+  assert.equal(after.message.content, first.message.content);
+  assert.equal(await pi.fire("before_agent_start", { prompt: "next", systemPrompt: "" }, ctx), undefined);
+  await pi.fire("session_shutdown", { reason: "quit" }, ctx);
+});
+
+test("a missing bridge fails open: pi compacts and runs tools as if we were not there", async (t) => {
+  const pi = fakePi();
+  const { calls, fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: { command: ["/nonexistent/contextward"], log: () => undefined } });
+  t.after(() => client.close());
+  const errors = [];
+  const original = console.error;
+  console.error = (line) => errors.push(String(line));
+  try {
+    const ctx = fakeContext();
+    assert.equal(await pi.fire("session_before_compact", compactEvent(""), ctx), undefined);
+    assert.equal(await pi.fire("tool_call", { toolName: "bash", toolCallId: "c", input: { command: "ls" } }, ctx), undefined);
+    assert.equal(await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, ctx), undefined);
+  } finally {
+    console.error = original;
+  }
+  assert.equal(calls.compact.length, 0);
+  assert.ok(errors.length >= 3 && errors.every((line) => line.startsWith("contextward: ")));
+});
+
+test("parts can be turned off", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge, disable: ["compaction", "loops", "brief", "lifecycle"] });
+  t.after(() => client.close());
+  assert.deepEqual([...pi.handlers.keys()], []);
+});
+
+test("the entry point loads with pi's real package and registers every handler", async (t) => {
+  const { default: extension } = await import("../dist/pi/src/index.js");
+  const pi = fakePi();
+  const previous = process.env.CONTEXTWARD_BRIDGE;
+  process.env.CONTEXTWARD_BRIDGE = "/nonexistent/contextward bridge --stdio";
+  t.after(() => (previous === undefined ? delete process.env.CONTEXTWARD_BRIDGE : (process.env.CONTEXTWARD_BRIDGE = previous)));
+  extension(pi);
+  assert.deepEqual([...pi.handlers.keys()].sort(), [
+    "before_agent_start",
+    "session_before_compact",
+    "session_compact",
+    "session_shutdown",
+    "session_start",
+    "tool_call",
+    "tool_result",
+  ]);
+});

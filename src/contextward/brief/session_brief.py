@@ -1,0 +1,398 @@
+"""The session brief: the bounded text injected before an agent starts working.
+
+Owns: gathering the sections — contract, owner statements, decisions,
+corrections, precedents, the agent's own unverified notes, open loops, last
+evidence — each under a cap that says what it hid and where to read it
+(``contextward recall``), rendering them as one text, and the digest that
+lets a host skip re-injecting an unchanged brief. Decisions come from
+STATE.md (their single home) plus owner journal decisions not moved there yet.
+
+Trust: owner rows are rendered as they are; every agent-written row sits in
+the "unverified" section or carries an ``[agent, unverified]`` label, and is
+capped shorter. Every line is secret-masked and folded to one line, so
+stored text cannot forge a heading.
+
+Must never: write to the store or STATE.md, run commands, or exceed
+:data:`MAX_CHARS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..guard.intent import classify
+from ..guard.loops import open_loops
+from ..redact import mask
+from ..state import DecisionRow, StateError, StateProject, decision_rows
+from ..store.contract import Constraint, load_contract
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+__all__ = ["MAX_CHARS", "Brief", "BriefCaps", "BriefSection", "brief_if_changed", "render_brief"]
+
+#: Hosts cap injected text near 10,000 characters; the brief stays well under.
+MAX_CHARS = 9_000
+HEADER = "## contextward brief"
+#: Hidden rows are counted up to this many ("+97 or more hidden").
+COUNT_BOUND = 100
+#: Owner prompts the brief looks at for its two statements (intent shows more).
+_PROMPT_WINDOW = 20
+
+
+@dataclass(frozen=True)
+class BriefCaps:
+    """How many rows each section shows and how long a row may be."""
+
+    owner_constraints: int = 6
+    seed_constraints: int = 12
+    owner_statements: int = 2
+    decisions: int = 3
+    corrections: int = 3
+    precedents: int = 3
+    agent_corrections: int = 2
+    agent_notes: int = 2
+    open_loops: int = 2
+    trusted_chars: int = 200
+    agent_chars: int = 120
+    loop_threshold: int = 3
+
+
+@dataclass(frozen=True)
+class BriefSection:
+    """One titled section: its lines and how many rows the cap hid."""
+
+    name: str
+    title: str
+    lines: tuple[str, ...]
+    hidden: int = 0
+    more: str = ""
+    at_least: bool = False
+
+    def render(self) -> str:
+        out = [f"{self.title}:", *self.lines]
+        if self.hidden:
+            amount = f"{self.hidden} or" if self.at_least else str(self.hidden)
+            out.append(f"(+{amount} more hidden: {self.more})")
+        return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Brief:
+    """The rendered brief and its digest (same text, same digest)."""
+
+    text: str
+    digest: str
+    sections: tuple[BriefSection, ...] = field(default=(), compare=False)
+    footer: str = field(default="", compare=False)
+
+    @property
+    def hidden(self) -> dict[str, int]:
+        return {s.name: s.hidden for s in self.sections if s.hidden}
+
+    def without(self, *names: str) -> str:
+        """The text with the named sections left out (after a compaction the
+        owner's statements are already in the summary: ``without("owner_statements")``)."""
+        kept = [s.render() for s in self.sections if s.name not in names]
+        return _bounded("\n".join([HEADER, *kept, self.footer]))
+
+    def changed_since(self, digest: str | None) -> bool:
+        """True unless ``digest`` is this brief's digest (None: never injected)."""
+        return digest != self.digest
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": 1,
+            "digest": self.digest,
+            "text": self.text,
+            "hidden": self.hidden,
+        }
+
+
+def render_brief(
+    store: Store,
+    *,
+    root: Path | None = None,
+    caps: BriefCaps | None = None,
+    session_id: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Brief:
+    """Render the brief of the project in ``root`` (default: the store's project)."""
+    caps = caps or BriefCaps()
+    root = root if root is not None else store.root
+    fmt = _Lines()
+    sections = [
+        _contract(root, caps, env, fmt),
+        _owner_statements(store, caps, session_id, fmt),
+        *_journal_sections(store, caps, fmt, _state_decisions(root)),
+        _loops(store, caps, session_id, fmt),
+    ]
+    last = store.evidence.last(session_id=session_id)
+    tail = (
+        f"last evidence: {last.id} {last.label} exit {last.exit_code}"
+        f" {last.duration_ms}ms `{fmt.line(last.command, 80)}`"
+        if last is not None
+        else "last evidence: none yet (run `contextward verify -- CMD` before claiming success)"
+    )
+    fmt.finish()
+    kept = [
+        replace(s, lines=tuple(fmt.resolve(line) for line in s.lines)) for s in sections if s.lines
+    ]
+    footer = fmt.resolve(tail)
+    text = _bounded("\n".join([HEADER, *(s.render() for s in kept), footer]))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return Brief(text, digest, tuple(kept), footer)
+
+
+def brief_if_changed(store: Store, previous_digest: str | None, **kwargs: Any) -> Brief | None:
+    """The brief when it differs from the one with ``previous_digest``, else None."""
+    brief = render_brief(store, **kwargs)
+    return brief if brief.changed_since(previous_digest) else None
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_CHARS:
+        return text
+    return text[: MAX_CHARS - 40].rstrip() + "\n(brief truncated: contextward recall)"
+
+
+class _Lines:
+    """Row texts held back until one batch mask, then cut to their limits.
+
+    Masking every row on its own cost most of the brief's time; one ``mask`` call
+    over all rows (joined by a separator no pattern spans) gives the same text.
+    A row is masked before it is cut, so a cut can never leave half a secret.
+    """
+
+    _SEP = "\n\u241e\n"
+
+    def __init__(self) -> None:
+        self.texts: list[tuple[str, int]] = []
+        self.done: list[str] = []
+
+    def line(self, text: str, limit: int) -> str:
+        self.texts.append((text, limit))
+        return f"\ue200{len(self.texts) - 1}\ue201"
+
+    def resolve(self, rendered: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: self.done[int(m.group(1))], rendered)
+
+    def finish(self) -> None:
+        raw = [text for text, _ in self.texts]
+        parts = mask(self._SEP.join(raw)).split(self._SEP) if raw else []
+        if len(parts) != len(raw):  # a pattern ran across rows: mask them one by one
+            parts = [mask(text) for text in raw]
+        self.done = [_cut(part, limit) for part, (_, limit) in zip(parts, self.texts, strict=True)]
+
+
+_PLACEHOLDER = re.compile("\ue200(\\d+)\ue201")
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _contract(
+    root: Path | None, caps: BriefCaps, env: Mapping[str, str] | None, fmt: _Lines
+) -> BriefSection:
+    contract = load_contract(root, env=env)
+    owner = [c for c in contract.constraints if c.layer != "seed" and c.trusted]
+    rest = [c for c in contract.constraints if c.layer == "seed" or not c.trusted]
+    # Two budgets: owner rows never crowd out the seeds, and agent rows never crowd out either.
+    shown_owner = owner[-caps.owner_constraints :] if caps.owner_constraints else []
+    shown_rest = rest[: caps.seed_constraints]
+    hidden = len(owner) - len(shown_owner) + len(rest) - len(shown_rest)
+    lines = [_constraint(c, caps, fmt) for c in (*shown_rest, *shown_owner)]
+    return BriefSection("contract", "contract", tuple(lines), hidden, "contextward contract list")
+
+
+def _constraint(row: Constraint, caps: BriefCaps, fmt: _Lines) -> str:
+    if not row.trusted:
+        return f"- [agent, unverified] {row.id}: {fmt.line(row.text, caps.agent_chars)}"
+    return f"- {row.id}: {fmt.line(row.text, caps.trusted_chars)}"
+
+
+def _owner_statements(
+    store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines
+) -> BriefSection:
+    if not caps.owner_statements:
+        return BriefSection("owner_statements", "owner said", ())
+    prompts = store.prompts.list(limit=_PROMPT_WINDOW, session_id=session_id)
+    classified = [classify(p.text, bounded=False) for p in prompts]
+    # A want, need, constraint or correction beats a plain statement; newest first within.
+    ranked = sorted(classified, key=lambda kt: kt[0] == "statement")
+    shown = ranked[: caps.owner_statements]
+    lines = [f"- {kind}: {fmt.line(text, caps.trusted_chars)}" for kind, text in shown]
+    return BriefSection(
+        "owner_statements",
+        "owner said",
+        tuple(lines),
+        len(prompts) - len(shown),
+        "contextward intent",
+    )
+
+
+def _state_decisions(root: Path | None) -> list[DecisionRow]:
+    """STATE.md's decisions (their single home once the file exists), oldest first."""
+    if root is None:
+        return []
+    try:
+        return list(decision_rows(StateProject.open(root)))
+    except StateError:
+        return []  # an unreadable STATE.md is doctor's business; the brief goes on
+
+
+def _decisions(
+    store: Store, caps: BriefCaps, fmt: _Lines, state: list[DecisionRow]
+) -> BriefSection:
+    """Owner decisions: STATE.md's, plus journal ones not (yet) moved there, newest first."""
+    cap = caps.decisions
+    if not cap:
+        return BriefSection("decisions", "decisions", ())
+    in_state = {_key(row.text) for row in state} | {_key(row.text.split(" — ")[0]) for row in state}
+    fetched = store.journal.list(limit=cap * 3, type="decision", provenance="owner")
+    journal = [e for e in fetched if _key(e.text) not in in_state]
+    # (date, order, line): STATE.md rows are dated by day, journal rows to the millisecond.
+    dated: list[tuple[str, int, str]] = [
+        (
+            row.date[:10],
+            pos,
+            f"- {'[REJECTED] ' if row.kind == 'rejected' else ''}"
+            f"{fmt.line(row.text, caps.trusted_chars)} ({row.id})",
+        )
+        for pos, row in enumerate(state)
+    ]
+    dated += [
+        (
+            e.created_at[:10],
+            len(state) + e.seq,
+            f"- {fmt.line(e.text, caps.trusted_chars)}{_tags(e.tags)} ({e.id})",
+        )
+        for e in journal
+    ]
+    dated.sort(reverse=True)
+    shown = [line for _, _, line in dated[:cap]]
+    journal_total = _count(store, "type = 'decision' AND provenance = 'owner'")
+    # Journal rows already moved to STATE.md are counted once (among those fetched).
+    total = len(state) + journal_total - (len(fetched) - len(journal))
+    return BriefSection(
+        "decisions",
+        "decisions",
+        tuple(shown),
+        max(0, total - len(shown)),
+        "contextward recall --type decision",
+        journal_total >= COUNT_BOUND,
+    )
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _journal_sections(
+    store: Store, caps: BriefCaps, fmt: _Lines, state: list[DecisionRow]
+) -> list[BriefSection]:
+    journal = store.journal
+
+    def trusted(kind: str, cap: int, title: str) -> BriefSection:
+        rows = journal.list(limit=cap, type=kind, provenance="owner") if cap else []
+        lines = [f"- {fmt.line(e.text, caps.trusted_chars)}{_tags(e.tags)} ({e.id})" for e in rows]
+        total = (
+            _count(store, "type = ? AND provenance = 'owner'", (kind,))
+            if cap and len(rows) >= cap
+            else len(rows)
+        )
+        return BriefSection(
+            kind + "s",
+            title,
+            tuple(lines),
+            total - len(rows),
+            f"contextward recall --type {kind}",
+            total >= COUNT_BOUND,
+        )
+
+    precedents = journal.precedents(limit=caps.precedents) if caps.precedents else []
+    total_precedents = (
+        _count(
+            store,
+            # Tags are a JSON array of normalised strings, so the quoted word is exact.
+            "provenance = 'owner' AND (type = 'lesson' OR tags LIKE '%\"lesson\"%')",
+        )
+        if caps.precedents and len(precedents) >= caps.precedents
+        else len(precedents)
+    )
+    agent_corrections = (
+        journal.list(limit=caps.agent_corrections, type="correction", provenance="agent")
+        if caps.agent_corrections
+        else []
+    )
+    agent_notes = [
+        e
+        for e in journal.list(limit=caps.agent_notes + 4, provenance="agent")
+        if e.type != "correction"
+    ][: caps.agent_notes]
+    unverified = [
+        f"- {e.type}: {fmt.line(e.text, caps.agent_chars)} ({e.id})"
+        for e in (*agent_corrections, *agent_notes)
+    ]
+    agent_total = _count(store, "provenance = 'agent'") if unverified else 0
+    return [
+        _decisions(store, caps, fmt, state),
+        trusted("correction", caps.corrections, "corrections"),
+        BriefSection(
+            "precedents",
+            "precedents",
+            tuple(f"- {fmt.line(e.text, caps.trusted_chars)} ({e.id})" for e in precedents),
+            max(0, total_precedents - len(precedents)),
+            "contextward recall --tag lesson",
+            total_precedents >= COUNT_BOUND,
+        ),
+        BriefSection(
+            "unverified",
+            "agent notes (unverified: written by the agent, not owner authority)",
+            tuple(unverified),
+            max(0, agent_total - len(unverified)),
+            "contextward journal",
+            agent_total >= COUNT_BOUND,
+        ),
+    ]
+
+
+def _count(store: Store, where: str, params: tuple[str, ...] = ()) -> int:
+    """Matching journal rows, newest first, counted up to :data:`COUNT_BOUND`.
+
+    The bound keeps the brief's cost flat however long the journal grows; a
+    section whose count reached it says "N or more".
+    """
+    rows = store.query(
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM journal WHERE {where} ORDER BY seq DESC LIMIT ?)",
+        (*params, COUNT_BOUND),
+    )
+    return int(rows[0][0])
+
+
+def _tags(tags: tuple[str, ...]) -> str:
+    return f" [{','.join(tags)}]" if tags else ""
+
+
+def _loops(store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines) -> BriefSection:
+    if not caps.open_loops:
+        return BriefSection("open_loops", "open loops", ())
+    loops = open_loops(
+        store, threshold=caps.loop_threshold, session_id=session_id, limit=caps.open_loops + 1
+    )
+    shown = loops[: caps.open_loops]
+    lines = [
+        f"- `{fmt.line(loop.streak_key, 80)}`: {loop.failures} failing"
+        + (" (the next identical run is refused)" if loop.blocked else "")
+        for loop in shown
+    ]
+    return BriefSection(
+        "open_loops", "open loops", tuple(lines), len(loops) - len(shown), "contextward loops"
+    )

@@ -1,0 +1,109 @@
+"""``contextward compact-test`` and ``contextward restore``: the compaction loop, by hand."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..brief.restore import RestorePlan, plan_restore, render_restore
+from ..compaction import Capture, capture, check_summary
+from ..inspect import InspectError, open_transcript
+from ..store import Store, project_root
+from ._io import BadInput, read_text
+from ._store import read_store
+from .inspect_io import FORMAT_OPTION
+from .render import report_table
+
+
+@click.command("compact-test")
+@click.argument("transcript", metavar="TRANSCRIPT|-")
+@click.option("--summary", "summary_path", required=True, metavar="FILE", help="The summary.")
+@FORMAT_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
+def compact_test(transcript: str, summary_path: str, fmt: str | None, as_json: bool) -> None:
+    """What a compaction would cost: inspect, snapshot, check the summary, restore.
+
+    Nothing is written to the project store. Exit 0 when the summary kept every
+    item, 1 when something would need restoring, 2 on bad input.
+    """
+    summary = read_text(summary_path, what="summary")
+    with Store.memory() as store:
+        taken = _capture(store, transcript, fmt)
+        outcome = check_summary(store, summary, snapshot_record=taken.record)
+        assert outcome is not None  # a snapshot was just stored
+        plan = plan_restore(store)
+    restore = render_restore(plan)
+    if as_json:
+        data = {
+            "schema_version": 1,
+            "inspection": {"messages": taken.result.messages, "counts": taken.result.counts()},
+            "snapshot": taken.snapshot.to_dict(),
+            "report": outcome.report.to_dict(),
+            "restore": [item.to_dict() for item in plan.items],
+        }
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        counts = taken.result.counts()
+        click.echo(
+            f"1. inspect: {taken.result.messages} messages -> "
+            + ", ".join(f"{n} {action}" for action, n in counts.items())
+        )
+        click.echo("\n2. guidance handed to the host's summariser:\n")
+        click.echo(taken.guidance)
+        click.echo(f"\n3. snapshot: {len(taken.snapshot.items)} items must survive")
+        click.echo("\n4. the summary, checked (facts verifier):\n")
+        click.echo(report_table(taken.snapshot, outcome.report))
+        click.echo("\n5. restore block for the next turn:\n")
+        click.echo(restore or "(nothing to restore: the summary kept every critical item)")
+    raise SystemExit(0 if outcome.report.ok else 1)
+
+
+def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:
+    name = "standard input" if transcript == "-" else transcript
+    try:
+        if transcript == "-":
+            messages = open_transcript(sys.stdin.buffer, fmt).messages
+            return capture(store, messages, root=project_root())
+        with Path(transcript).open("rb") as stream:
+            messages = open_transcript(stream, fmt).messages
+            return capture(store, messages, root=project_root())
+    except InspectError as exc:
+        raise BadInput(f"transcript {name}: {exc}") from None
+    except FileNotFoundError:
+        raise BadInput(f"transcript {name}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"transcript {name}: is a directory") from None
+    except OSError as exc:
+        raise BadInput(
+            f"transcript {name}: cannot be read ({exc.strerror or 'I/O error'})"
+        ) from None
+
+
+@click.command("restore")
+@click.option("--json", "as_json", is_flag=True, help="Print the items as JSON.")
+def restore(as_json: bool) -> None:
+    """Show the critical items the last compaction lost or changed (what the hooks restore)."""
+    with read_store() as store:
+        plan = plan_restore(store) if store is not None else RestorePlan((), None, False, {})
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "snapshot_seq": plan.snapshot_seq,
+                    "checked": plan.checked,
+                    "items": [item.to_dict() for item in plan.items],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    else:
+        click.echo(render_restore(plan, max_chars=1_000_000) or "nothing to restore")
+    raise SystemExit(1 if plan.items else 0)
+
+
+commands = (compact_test, restore)

@@ -1,0 +1,178 @@
+"""``contextward verify | evidence | loops``: command evidence and the loop brake.
+
+``verify`` exits 0 only for a proven success (``ok``); a failure, a timeout,
+an UNTRUSTED exit 0 (pipeline without pipefail, failure mask) or a refusal
+by the loop brake exits 1; no command or an unusable store exits 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..guard.evidence import TIMEOUT_RANGE, VerifyResult, run_verified
+from ..guard.loops import NUDGE, open_loops
+from ..store import EvidenceRun, session_id_from_env
+from ._io import BadInput
+from ._store import config, errors, read_store, write_store
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines()) if text else "  (no output)"
+
+
+@click.command("verify", context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=None,
+    metavar="S",
+    help="Seconds before the process group is killed (default from config, 1–900).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def verify_command(timeout_s: float | None, as_json: bool, command: tuple[str, ...]) -> None:
+    """Run CMD (joined with spaces, run by bash -c) and record it as evidence ev-NNNN.
+
+    Example: contextward verify -- pytest -q
+    """
+    cfg = config()
+    line = " ".join(command)
+    if not line.strip():
+        raise BadInput("no command to verify (usage: contextward verify -- CMD...)")
+    low, high = TIMEOUT_RANGE
+    if timeout_s is not None and not low <= timeout_s <= high:
+        raise BadInput(f"--timeout must be between {low:g} and {high:g} seconds")
+    with write_store(cfg) as store, errors():
+        result = run_verified(
+            store,
+            line,
+            timeout_s=timeout_s if timeout_s is not None else cfg.verify_timeout_s,
+            threshold=cfg.loop_block_after,
+            digest_chars=cfg.verify_digest_chars,
+            session_id=session_id_from_env(),
+        )
+    if as_json:
+        _echo_json(_result_json(result))
+    else:
+        _print_result(result)
+    sys.exit(0 if result.ok else 1)
+
+
+def _result_json(result: VerifyResult) -> dict[str, Any]:
+    return {
+        "refused": result.refused,
+        "prior_failures": result.decision.prior_failures,
+        "reason": result.decision.reason,
+        "run": None if result.run is None else result.run.to_dict(),
+    }
+
+
+def _print_result(result: VerifyResult) -> None:
+    run = result.run
+    if run is None:
+        decision = result.decision
+        click.echo(
+            f"contextward verify refused · `{decision.streak_key}` · "
+            f"{decision.prior_failures} prior failures"
+        )
+        click.echo(f"Nudge: {NUDGE}.")
+        return
+    click.echo(
+        f"contextward verify {run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms"
+    )
+    click.echo(f"cmd: {run.command}")
+    click.echo("digest:")
+    click.echo(_indent(run.digest))
+    for line in result.explanation():
+        click.echo(line)
+    if run.verdict == "ok":
+        click.echo(f"Nudge: cite {run.id} when claiming success.")
+    elif run.verdict == "untrusted":
+        click.echo("Nudge: this run is recorded, but its exit 0 is not evidence of success.")
+    else:
+        click.echo("Nudge: read the digest and change something before re-running.")
+
+
+@click.command("evidence")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(0, 200))
+@click.option("--id", "ev_id", default=None, metavar="ev-NNNN", help="Show one run in full.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def evidence_command(limit: int, ev_id: str | None, as_json: bool) -> None:
+    """Recent verification runs, newest first (or one run in full with --id)."""
+    runs: list[EvidenceRun] = []
+    with read_store(config()) as store:
+        if ev_id is not None:
+            run = None if store is None else store.evidence.get(ev_id)
+            if run is None:
+                raise BadInput(f"no evidence run {ev_id}")
+            runs = [run]
+        elif store is not None:
+            runs = store.evidence.list(limit=limit)
+    if as_json:
+        _echo_json([r.to_dict() for r in runs])
+        return
+    if not runs:
+        click.echo("evidence: no runs yet")
+    for run in runs:
+        click.echo(
+            f"{run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms · {run.command}"
+        )
+        if ev_id is not None:
+            click.echo(f"at: {run.created_at} · cwd: {run.cwd} · output {run.output_bytes} bytes")
+            for reason in run.reasons:
+                click.echo(f"why: {reason}")
+            click.echo("digest:")
+            click.echo(_indent(run.digest))
+        elif run.verdict != "ok" and run.digest:
+            click.echo(f"  last line: {run.digest.splitlines()[-1][:160]}")
+
+
+@click.command("loops")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def loops_command(as_json: bool) -> None:
+    """Commands failing in a row; exit 1 when the next identical attempt would be refused."""
+    cfg = config()
+    loops = []
+    with read_store(cfg) as store:
+        if store is not None:
+            loops = open_loops(store, threshold=cfg.loop_block_after)
+    blocked = any(loop.blocked for loop in loops)
+    if as_json:
+        _echo_json(
+            [
+                {
+                    "command": loop.streak_key,
+                    "failures": loop.failures,
+                    "threshold": loop.threshold,
+                    "blocked": loop.blocked,
+                    "last_at": loop.last_at,
+                }
+                for loop in loops
+            ]
+        )
+    elif not loops:
+        click.echo("loops: none")
+    else:
+        click.echo(
+            f"loops: {len(loops)} failing command(s) (refused at attempt {cfg.loop_block_after})"
+        )
+        for loop in loops:
+            state = "BLOCKED" if loop.blocked else "failing"
+            click.echo(f"  {state} `{loop.streak_key}` · {loop.failures} failure(s) in a row")
+        if blocked:
+            click.echo(f"Nudge: {NUDGE}.")
+    sys.exit(1 if blocked else 0)
+
+
+commands = (evidence_command, loops_command, verify_command)
+
+__all__ = ["commands"]

@@ -1,0 +1,85 @@
+"""``contextward hook HOST``, ``install claude`` and ``uninstall claude``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..hosts import claude_install
+from ..store import project_root
+from ._io import BadInput
+
+HOSTS = ("claude", "codex", "gemini")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@click.command("hook")
+@click.argument("host", type=click.Choice(HOSTS))
+def hook(host: str) -> None:
+    """Answer one hook payload from HOST on stdin (what the installed hooks run).
+
+    Always exits 0: an internal error writes one line to stderr and injects nothing.
+    """
+    from ..hosts import claude_code, codex, gemini
+
+    adapter = {"claude": claude_code, "codex": codex, "gemini": gemini}[host]
+    sys.exit(adapter.run())
+
+
+def _scope_options(command: F) -> F:
+    command = click.option(
+        "--user", "scope", flag_value="user", help="~/.claude/settings.json (all projects)."
+    )(command)
+    return click.option(
+        "--project",
+        "scope",
+        flag_value="project",
+        default=True,
+        help=".claude/settings.json of this project (default).",
+    )(command)
+
+
+@click.command("install")
+@click.argument("host", type=click.Choice(["claude"]))
+@click.option("--dry-run", is_flag=True, help="Print the settings file that would be written.")
+@_scope_options
+def install(host: str, scope: str, dry_run: bool) -> None:
+    """Add contextward's hooks to Claude Code's settings, keeping everything else."""
+    path = claude_install.settings_path(scope, project_root(), Path.home())
+    try:
+        change = claude_install.plan_install(path, claude_install.hook_command())
+    except claude_install.SettingsError as exc:
+        raise BadInput(str(exc)) from None
+    if dry_run:
+        click.echo(change.after, nl=False)
+        click.echo(f"(dry run: {path} not written)", err=True)
+        return
+    claude_install.apply(change)
+    events = len(claude_install.HOOK_EVENTS)
+    state = "updated" if change.changed else "already up to date"
+    click.echo(f"{path}: {state} ({events} hook events; your other settings are kept)")
+
+
+@click.command("uninstall")
+@click.argument("host", type=click.Choice(["claude"]))
+@click.option("--dry-run", is_flag=True, help="Print the settings file that would be written.")
+@_scope_options
+def uninstall(host: str, scope: str, dry_run: bool) -> None:
+    """Remove contextward's hooks from Claude Code's settings, and nothing else."""
+    path = claude_install.settings_path(scope, project_root(), Path.home())
+    try:
+        change = claude_install.plan_uninstall(path)
+    except claude_install.SettingsError as exc:
+        raise BadInput(str(exc)) from None
+    if dry_run:
+        click.echo(change.after, nl=False)
+        return
+    claude_install.apply(change)
+    click.echo(f"{path}: {'hooks removed' if change.changed else 'no contextward hooks found'}")
+
+
+commands = (hook, install, uninstall)

@@ -1,0 +1,109 @@
+"""Shared plumbing of the inspection commands: open a transcript, map errors, render tables.
+
+Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
+(exit 2) that never echo transcript content. No policy lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import BinaryIO
+
+import click
+
+from ..inspect import (
+    FORMATS,
+    InspectError,
+    InspectionResult,
+    ReviewDecision,
+    inspect_stream,
+    parse_decisions,
+)
+from ..redact import mask
+from ._io import BadInput, read_json
+
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Transcript format (default: detected from its shape).",
+)
+_PREVIEW = 72
+
+
+def load(path: str, fmt: str | None) -> InspectionResult:
+    """Inspect the transcript at ``path`` (``-`` for stdin)."""
+    try:
+        if path == "-":
+            return _inspect(sys.stdin.buffer, fmt, "standard input")
+        with Path(path).open("rb") as stream:
+            return _inspect(stream, fmt, path)
+    except FileNotFoundError:
+        raise BadInput(f"transcript {path}: no such file") from None
+    except IsADirectoryError:
+        raise BadInput(f"transcript {path}: is a directory") from None
+    except PermissionError:
+        raise BadInput(f"transcript {path}: permission denied") from None
+    except OSError as exc:
+        raise BadInput(
+            f"transcript {path}: cannot be read ({exc.strerror or 'I/O error'})"
+        ) from None
+
+
+def _inspect(stream: BinaryIO, fmt: str | None, name: str) -> InspectionResult:
+    try:
+        return inspect_stream(stream, fmt)
+    except InspectError as exc:
+        raise BadInput(f"transcript {name}: {exc}") from None
+
+
+def load_decisions(path: str | None) -> tuple[ReviewDecision, ...]:
+    if path is None:
+        return ()
+    try:
+        return parse_decisions(read_json(path, what="decisions"))
+    except InspectError as exc:
+        raise BadInput(f"decisions {path}: {exc}") from None
+
+
+def skipped_line(result: InspectionResult) -> str | None:
+    if not result.skipped:
+        return None
+    parts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.skipped.items()))
+    return f"skipped: {parts}"
+
+
+def candidates_table(result: InspectionResult) -> str:
+    rows = [("ACTION", "KIND", "CRIT", "ID", "CONTENT")]
+    for c in result.candidates:
+        rows.append((c.action, c.kind, "yes" if c.critical else "", c.id, preview(c.content)))
+    widths = [max(len(row[col]) for row in rows) for col in range(4)]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
+        for row in rows
+    ]
+    counts = result.counts()
+    superseded = sum(1 for c in result.candidates if c.superseded_by)
+    lines.append("")
+    lines.append(
+        f"{len(result.candidates)} candidates from {result.messages} messages "
+        f"({result.format or 'messages'}, {result.mode} mode): "
+        f"keep {counts['keep']} · drop {counts['drop']} · review {counts['review']}"
+        + (f" · superseded {superseded}" if superseded else "")
+    )
+    skipped = skipped_line(result)
+    if skipped:
+        lines.append(skipped)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def preview(text: str) -> str:
+    flat = " ".join(mask(text).split())
+    return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 1] + "…"
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)

@@ -1,0 +1,66 @@
+"""``contextward review``: ask in the terminal about each candidate the policy left for review.
+
+When nobody can answer (stdin is not a terminal), no decision is invented:
+unresolved items are kept (conservative) and the output says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..inspect import ReviewDecision, build_guidance, keep_unresolved
+from ..redact import mask
+from ._io import BadInput
+from .inspect_io import FORMAT_OPTION, dumps, load
+
+_ANSWERS = {"k": "keep", "d": "drop", "s": None}
+
+
+@click.command("review")
+@click.argument("file", metavar="FILE")
+@FORMAT_OPTION
+@click.option("--save", "save_path", metavar="F", help="Write the decisions as JSON to F.")
+@click.option("--assume-tty", is_flag=True, hidden=True, help="Ask even without a terminal.")
+def command(file: str, fmt: str | None, save_path: str | None, assume_tty: bool) -> None:
+    """Review the undecided candidates of FILE; exit 1 when nobody could answer."""
+    result = load(file, fmt)
+    pending = result.with_action("review")
+    interactive = assume_tty or (file != "-" and sys.stdin.isatty())
+    decisions: list[ReviewDecision] = []
+    reviewed = True
+    if pending and not interactive:
+        reviewed = False
+        decisions = list(keep_unresolved(result))
+        click.echo(
+            f"No review happened: nobody can answer here (stdin is not a terminal). "
+            f"{len(pending)} unresolved item(s) kept (conservative).\n"
+        )
+    elif pending:
+        click.echo(f"{len(pending)} candidate(s) need a decision. Answer k(eep), d(rop) or s(kip).")
+        for n, candidate in enumerate(pending, 1):
+            click.echo(f"\n[{n}/{len(pending)}] {candidate.kind}  {candidate.id}")
+            click.echo(f"  {mask(candidate.content)}")
+            click.echo(f"  why undecided: {candidate.reason}")
+            answer = click.prompt(
+                "keep, drop or skip", type=click.Choice(sorted(_ANSWERS)), default="k"
+            )
+            action = _ANSWERS[answer]
+            if action is not None:
+                decisions.append(ReviewDecision(candidate.id, action))  # type: ignore[arg-type]
+        click.echo("")
+    else:
+        click.echo("Nothing to review: the policy decided every candidate.\n")
+    if save_path:
+        try:
+            Path(save_path).write_text(
+                dumps([d.to_dict() for d in decisions]) + "\n", encoding="utf-8"
+            )
+        except OSError as exc:
+            raise BadInput(
+                f"decisions {save_path}: cannot be written ({exc.strerror or 'I/O error'})"
+            ) from None
+    click.echo(build_guidance(result, decisions, reviewed=reviewed).text())
+    raise SystemExit(0 if reviewed else 1)

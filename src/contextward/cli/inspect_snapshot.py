@@ -1,0 +1,30 @@
+"""``contextward snapshot``: the kept candidates of a transcript as a schemaVersion 1 snapshot."""
+
+from __future__ import annotations
+
+import click
+
+from ..inspect import InspectError, snapshot_of
+from ._io import BadInput
+from .inspect_io import FORMAT_OPTION, load, load_decisions, preview
+
+
+@click.command("snapshot")
+@click.argument("file", metavar="FILE|-")
+@FORMAT_OPTION
+@click.option("--decisions", "decisions_path", metavar="F", help="Review decisions JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the snapshot JSON (for check).")
+def command(file: str, fmt: str | None, decisions_path: str | None, as_json: bool) -> None:
+    """Snapshot what must survive compaction: kept and (conservatively) unresolved candidates."""
+    result = load(file, fmt)
+    try:
+        snapshot = snapshot_of(result, load_decisions(decisions_path))
+    except InspectError as exc:
+        raise BadInput(f"decisions {decisions_path}: {exc}") from None
+    if as_json:
+        click.echo(snapshot.to_json())
+        return
+    for item in snapshot.items:
+        mark = "critical" if item.critical else "        "
+        click.echo(f"{mark}  {item.kind:<11} {item.id:<24} {preview(item.content)}")
+    click.echo(f"\n{len(snapshot.items)} items, {sum(i.critical for i in snapshot.items)} critical")

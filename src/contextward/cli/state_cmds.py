@@ -1,0 +1,138 @@
+"""``contextward checkpoint | decide | log | load | state``: session state in STATE.md.
+
+Each command parses, calls one ``contextward.state`` function and prints one
+line (``load`` and ``state`` print their text). State errors (over-long
+fields, path escapes, unreadable files) become one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import click
+
+from ..brief.state_block import estimate_tokens, state_block
+from ..errors import StoreError
+from ..state import (
+    PHASES,
+    StateConfig,
+    StateError,
+    StateProject,
+    checkpoint,
+    load_task,
+    record_decision,
+    render_summary,
+)
+from ..state import append_log as append_log_entry
+from ..state.task import task_folder
+from ..store import Store, project_root, session_id_from_env
+from ..store.config import load_config
+from ._io import BadInput
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except (StateError, StoreError) as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _project() -> StateProject:
+    root = project_root()
+    with _errors():
+        settings = StateConfig.from_mapping(load_config(root).as_dict())
+        return StateProject.open(root, settings)
+
+
+def _field(name: str, text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option(f"--{name}", default=None, metavar="TEXT", help=text)
+
+
+@click.command("checkpoint")
+@_field("focus", "What we are working on.")
+@click.option(
+    "--phase",
+    default=None,
+    type=click.Choice(PHASES, case_sensitive=False),
+    help="Where the work stands.",
+)
+@_field("blockers", "What is stuck (empty: nothing).")
+@_field("next", "What to do next.")
+@_field("handoff", "Who continues, and where.")
+@_field("task", "Task folder under the plans folder.")
+def checkpoint_command(**values: str | None) -> None:
+    """Record the current state in STATE.md's Current section (fields, no prose)."""
+    project = _project()
+    task = values.get("task")
+    with _errors():
+        if task:
+            task_folder(project, task)  # refuse a task outside the plans folder
+        checkpoint(values, project=project)
+    given = [name for name, value in values.items() if value is not None]
+    what = ", ".join(given) if given else "no fields changed"
+    click.echo(f"checkpoint written to {project.relative(project.state_path)} ({what})")
+
+
+@click.command("decide")
+@click.argument("text")
+@click.option("--rejected", is_flag=True, help="Record a rejected approach instead.")
+@click.option("--why", default=None, metavar="TEXT", help="The reason.")
+def decide_command(text: str, rejected: bool, why: str | None) -> None:
+    """Append a locked decision (or a [REJECTED] approach) to STATE.md's Decisions."""
+    project = _project()
+    with _errors():
+        record_decision(text, rejected=rejected, why=why, project=project)
+    kind = "rejected approach" if rejected else "decision"
+    click.echo(f"{kind} recorded in {project.relative(project.state_path)}")
+
+
+@click.command("log")
+@click.argument("text")
+def log_command(text: str) -> None:
+    """Append a milestone to STATE.md's Log (the oldest entries are trimmed past the cap)."""
+    project = _project()
+    with _errors():
+        append_log_entry(text, project=project)
+    click.echo(f"log entry added to {project.relative(project.state_path)}")
+
+
+@click.command("load")
+@click.argument("task")
+def load_command(task: str) -> None:
+    """Summarise a task folder's planning artifacts (confined to the plans folder)."""
+    project = _project()
+    with _errors():
+        summary = load_task(project, task)
+    click.echo(render_summary(summary))
+
+
+@click.command("state")
+@click.option("--json", "as_json", is_flag=True, help="Print the block and its size as JSON.")
+def state_command(as_json: bool) -> None:
+    """Print the state block a host would inject (session lines when a session is known)."""
+    project = _project()
+    store: Store | None = None
+    try:
+        store = Store.open(project.root, create=False)
+    except StoreError:
+        store = None  # no store yet: nothing recorded about sessions
+    try:
+        with _errors():
+            text = state_block(project, store=store, session_id=session_id_from_env())
+    finally:
+        if store is not None:
+            store.close()
+    if as_json:
+        payload = {"schema_version": 1, "text": text, "tokens": estimate_tokens(text)}
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        click.echo(text)
+
+
+#: Registered by ``contextward.cli`` (this module has several commands).
+commands = (checkpoint_command, decide_command, load_command, log_command, state_command)
+
+__all__ = ["commands"]

@@ -1,0 +1,268 @@
+"""``contextward init | status | contract | note | journal | doctor | export``.
+
+Each command parses, calls the store library, prints. Exit 0 ok, 1 a check
+failed or a warning fired, 2 bad input or an unusable store (one line on
+stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..guard.loops import open_loops
+from ..store import JOURNAL_TYPES, JournalEntry, project_root, record_note, session_id_from_env
+from ..store.contract import add_constraint, load_contract, remove_constraint
+from ..store.doctor import diagnose
+from ..store.export import export_rows
+from ..store.setup import initialise
+from ._io import BadInput
+from ._store import config, errors, read_store, write_store
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@click.command("init")
+def init_command() -> None:
+    """Create .contextward/ (database, config.toml, contract.md, .gitignore) if missing."""
+    with errors():
+        result = initialise()
+    click.echo(f"contextward store at {result.root / '.contextward'}")
+    for name in result.created:
+        click.echo(f"  created {name}")
+    for name in result.kept:
+        click.echo(f"  kept    {name}")
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def status_command(as_json: bool) -> None:
+    """Store, journal, evidence, loops and contract at a glance. Exit 1 when a loop is blocked."""
+    cfg = config()
+    contract = load_contract(project_root())
+    data: dict[str, Any] = {
+        "store": None,
+        "contract": {
+            layer: sum(1 for c in contract.constraints if c.layer == layer)
+            for layer in ("seed", "personal", "project")
+        },
+        "config_warnings": len(cfg.warnings),
+    }
+    blocked = 0
+    with read_store(cfg) as store:
+        if store is not None:
+            last = store.evidence.last()
+            loops = open_loops(store, threshold=cfg.loop_block_after)
+            blocked = sum(1 for loop in loops if loop.blocked)
+            data["store"] = {"schema_version": store.schema_version}
+            data["journal"] = store.journal.counts()
+            data["prompts"] = len(store.prompts.list(limit=cfg.retention_prompts))
+            data["evidence"] = {
+                "runs": store.evidence.count(),
+                "last": None if last is None else last.to_dict(),
+            }
+            data["loops"] = [
+                {"command": loop.streak_key, "failures": loop.failures, "blocked": loop.blocked}
+                for loop in loops
+            ]
+    if as_json:
+        _echo_json(data)
+    else:
+        _print_status(data)
+    sys.exit(1 if blocked or cfg.warnings else 0)
+
+
+def _print_status(data: dict[str, Any]) -> None:
+    counts = data["contract"]
+    contract = (
+        f"contract: {sum(counts.values())} constraints ({counts['seed']} seed · "
+        f"{counts['personal']} personal · {counts['project']} project)"
+    )
+    if data["store"] is None:
+        click.echo("contextward status · no store yet (run `contextward init`)")
+        click.echo(contract)
+        return
+    journal = data["journal"]
+    click.echo(f"contextward status · schema {data['store']['schema_version']}")
+    click.echo(
+        f"journal: {journal['total']} entries (owner {journal['owner']} · agent {journal['agent']})"
+        f" · prompts {data['prompts']}"
+    )
+    last = data["evidence"]["last"]
+    if last is None:
+        click.echo("evidence: no runs yet")
+    else:
+        label = "ok" if last["verdict"] == "ok" else last["verdict"].upper()
+        click.echo(
+            f"evidence: {data['evidence']['runs']} runs · last {last['id']} exit "
+            f"{last['exit_code']} {label} {last['duration_ms']}ms `{_short(last['command'], 60)}`"
+        )
+    loops = data["loops"]
+    if not loops:
+        click.echo("loops: none")
+    for loop in loops:
+        state = "BLOCKED" if loop["blocked"] else "failing"
+        click.echo(f"loops: {state} `{_short(loop['command'], 60)}` ({loop['failures']} failures)")
+    click.echo(contract)
+    if data["config_warnings"]:
+        click.echo(f"config: {data['config_warnings']} warning(s); see `contextward doctor`")
+
+
+@click.group("contract")
+def contract_group() -> None:
+    """List, add or remove standing constraints (seed · personal · project)."""
+
+
+@contract_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def contract_list(as_json: bool) -> None:
+    """Every constraint in force, seeds first."""
+    contract = load_contract(project_root())
+    for problem in contract.problems:
+        click.echo(f"contextward: warning: {problem}", err=True)
+    if as_json:
+        _echo_json(
+            [
+                {"id": c.id, "text": c.text, "layer": c.layer, "provenance": c.provenance}
+                for c in contract.constraints
+            ]
+        )
+        return
+    for c in contract.constraints:
+        origin = c.layer if c.trusted else f"{c.layer}, agent (unverified)"
+        click.echo(f"{c.id} [{origin}] {c.text}")
+
+
+@contract_group.command("add")
+@click.argument("text")
+@click.option("--global", "personal", is_flag=True, help="Add to the personal layer.")
+@click.option("--id", "constraint_id", default=None, help="Use (or reword) this id.")
+def contract_add(text: str, personal: bool, constraint_id: str | None) -> None:
+    """Add an owner constraint to the project (or, with --global, the personal layer)."""
+    with errors():
+        row = add_constraint(
+            project_root(),
+            text,
+            layer="personal" if personal else "project",
+            constraint_id=constraint_id,
+        )
+    click.echo(f"added {row.id} to the {'personal' if personal else 'project'} layer")
+
+
+@contract_group.command("remove")
+@click.argument("constraint_id", metavar="ID")
+@click.option("--global", "personal", is_flag=True, help="Remove from the personal layer.")
+def contract_remove(constraint_id: str, personal: bool) -> None:
+    """Remove an owner constraint (seeds cannot be removed)."""
+    with errors():
+        row = remove_constraint(
+            project_root(), constraint_id, layer="personal" if personal else "project"
+        )
+    click.echo(f"removed {row.id} from the {'personal' if personal else 'project'} layer")
+
+
+@click.command("note")
+@click.argument("type_", metavar="TYPE", type=click.Choice(JOURNAL_TYPES))
+@click.argument("text")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable; commas split).")
+def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
+    """Journal a decision, correction, risk, note or lesson (owner provenance)."""
+    with write_store(config()) as store:
+        result = record_note(store, type_, text, tags=tags, session_id=session_id_from_env())
+    entry = result.entry
+    tag_text = f" [{','.join(entry.tags)}]" if entry.tags else ""
+    click.echo(f"noted {entry.id} {entry.type}{tag_text} (owner)")
+    for hint in result.hints:
+        click.echo(f"hint: {hint}")
+
+
+@click.command("journal")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(0, 200))
+@click.option("--type", "type_", type=click.Choice(JOURNAL_TYPES), default=None)
+@click.option("--tag", "tags", multiple=True, help="Only entries with every one of these tags.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def journal_command(limit: int, type_: str | None, tags: tuple[str, ...], as_json: bool) -> None:
+    """Recent journal entries, newest first; agent entries are marked unverified."""
+    entries: list[JournalEntry] = []
+    with read_store(config()) as store:
+        if store is not None:
+            entries = store.journal.list(limit=limit, type=type_, tags=tags)
+    if as_json:
+        _echo_json([e.to_dict() for e in entries])
+        return
+    if not entries:
+        click.echo("journal: no entries")
+    for e in entries:
+        who = "owner" if e.trusted else "agent (unverified)"
+        tag_text = f" [{','.join(e.tags)}]" if e.tags else ""
+        click.echo(
+            f"{e.id} · {e.created_at[:16].replace('T', ' ')} · {e.type} · {who} · {e.text}{tag_text}"
+        )
+
+
+@click.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def doctor_command(as_json: bool) -> None:
+    """Check the store, configuration and contract; say what is wrong. Exit 1 on a problem."""
+    report = diagnose()
+    if as_json:
+        _echo_json(
+            {
+                "ok": report.ok,
+                "findings": [
+                    {"level": f.level, "code": f.code, "message": f.message}
+                    for f in report.findings
+                ],
+            }
+        )
+    else:
+        for f in report.findings:
+            click.echo(f"{f.level:<7} {f.code}: {f.message}")
+        click.echo("doctor: ok" if report.ok else "doctor: problems found")
+    sys.exit(0 if report.ok else 1)
+
+
+@click.command("export")
+@click.option(
+    "--output", "-o", default="-", metavar="FILE", help="Write JSON lines here (default stdout)."
+)
+def export_command(output: str) -> None:
+    """Export every retained row as JSON lines (secrets masked)."""
+    count = 0
+    with read_store(config()) as store:
+        if store is None:
+            raise BadInput("no store yet (run `contextward init`)")
+        try:
+            handle = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise BadInput(f"export {output}: cannot be written ({exc.strerror})") from None
+        try:
+            for row in export_rows(store):
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                count += 1
+        finally:
+            if handle is not sys.stdout:
+                handle.close()
+    click.echo(f"exported {count} rows", err=True)
+
+
+commands = (
+    contract_group,
+    doctor_command,
+    export_command,
+    init_command,
+    journal_command,
+    note_command,
+    status_command,
+)
+
+__all__ = ["commands"]

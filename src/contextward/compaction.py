@@ -1,0 +1,183 @@
+"""The compaction loop: snapshot before, check after, restore what was lost.
+
+    capture(store, messages)  -> inspection + snapshot (stored) + guidance text
+    check_summary(store, summary) -> report of the summary against that snapshot (stored)
+    brief.restore.plan_restore(store) -> the lost or changed critical items, verbatim
+
+The snapshot is the kept candidates of the transcript since the last
+compaction, plus what the project record says must survive: owner
+constraints of the contract, trusted decisions of STATE.md, and the critical
+items of the previous snapshot of the same session (so an item survives a
+second compaction even if the first summary dropped it).
+
+Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .brief.restore import RestorePlan, plan_restore, render_restore, snapshot_from
+from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
+from .inspect import InspectionResult, Message, build_guidance, inspect_messages, snapshot_of
+from .redact import mask
+from .state import StateError, StateProject, decision_rows
+from .store import Record, Store
+from .store.contract import load_contract
+
+__all__ = [
+    "Capture",
+    "CheckOutcome",
+    "RestorePlan",
+    "capture",
+    "check_summary",
+    "messages_since_compaction",
+    "plan_restore",
+    "project_items",
+    "render_restore",
+    "summary_text",
+]
+
+#: Injected guidance stays below the host's 10,000-character cap.
+MAX_GUIDANCE_CHARS = 9000
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    result: InspectionResult
+    snapshot: Snapshot
+    record: Record
+    guidance: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOutcome:
+    report: VerificationReport
+    snapshot: Snapshot
+    snapshot_seq: int
+    record: Record
+
+
+def messages_since_compaction(messages: Iterable[Message]) -> Iterator[Message]:
+    """The messages from the last host summary on (all of them when there is none)."""
+    held: list[Message] = []
+    for message in messages:
+        if message.summary:
+            held = []
+        held.append(message)
+    yield from held
+
+
+def project_items(
+    store: Store, root: Path | None, *, env: Mapping[str, str] | None = None
+) -> list[ContextItem]:
+    """Items the project record says must survive: owner constraints and trusted decisions."""
+    items: list[ContextItem] = []
+    contract = load_contract(root, env=env)
+    for constraint in contract.constraints:
+        if constraint.trusted and constraint.layer != "seed":
+            items.append(
+                ContextItem(f"contract:{constraint.id}", "constraint", constraint.text, True)
+            )
+    if root is not None:
+        try:
+            rows = list(decision_rows(StateProject.open(root)))
+        except StateError:
+            rows = []
+        for row in rows:
+            kind = "rejected" if row.kind == "rejected" else "decision"
+            items.append(ContextItem(row.id, kind, row.text, True))
+    return items
+
+
+def capture(
+    store: Store,
+    messages: Iterable[Message],
+    *,
+    session_id: str | None = None,
+    label: str = "",
+    env: Mapping[str, str] | None = None,
+    root: Path | None = None,
+) -> Capture:
+    """Inspect ``messages``, store the snapshot of what must survive, return the guidance.
+
+    ``root`` names the project whose record joins the snapshot (default: the store's).
+    """
+    result = inspect_messages(messages_since_compaction(messages))
+    extra = project_items(store, root or store.root, env=env)
+    previous = snapshot_from(store.snapshots.latest(session_id=session_id)) if session_id else None
+    if previous is not None:
+        extra += [item for item in previous.items if item.critical]
+    snapshot = _deduplicated(snapshot_of(result, extra=extra))
+    record = store.snapshots.add(snapshot.to_dict(), label=label, session_id=session_id)
+    store.inspections.add(
+        {"snapshot_seq": record.seq, "messages": result.messages, "counts": result.counts()},
+        label=label,
+        session_id=session_id,
+    )
+    return Capture(result, snapshot, record, _guidance(result, snapshot))
+
+
+def check_summary(
+    store: Store,
+    summary: str,
+    *,
+    session_id: str | None = None,
+    source: str = "",
+    snapshot_record: Record | None = None,
+) -> CheckOutcome | None:
+    """Check a summary against the latest snapshot (of the session); None when there is none."""
+    record = snapshot_record
+    if record is None and session_id:
+        record = store.snapshots.latest(session_id=session_id)
+    record = record or store.snapshots.latest()
+    snapshot = snapshot_from(record)
+    if record is None or snapshot is None:
+        return None
+    report = verify_context(snapshot, summary_text(summary), FactsVerifier())
+    stored = store.check_reports.add(
+        {"snapshot_seq": record.seq, "source": source, "report": report.to_dict()},
+        label=source,
+        session_id=session_id,
+    )
+    return CheckOutcome(report, snapshot, record.seq, stored)
+
+
+def summary_text(raw: str) -> str:
+    """The summary proper: the ``<summary>`` block of a model's answer when there is one."""
+    start = raw.find("<summary>")
+    end = raw.rfind("</summary>")
+    if start != -1 and end > start:
+        return raw[start + len("<summary>") : end]
+    return raw
+
+
+def _deduplicated(snapshot: Snapshot) -> Snapshot:
+    seen: set[str] = set()
+    items = []
+    for item in snapshot.items:
+        key = " ".join(item.content.lower().split())
+        if key not in seen:
+            seen.add(key)
+            items.append(item)
+    return Snapshot(tuple(items))
+
+
+def _guidance(result: InspectionResult, snapshot: Snapshot) -> str:
+    text = build_guidance(result).text()
+    inspected = {c.id for c in result.candidates}
+    extra = [item for item in snapshot.items if item.id not in inspected and item.critical]
+    if extra:
+        lines = ["", "Also preserve verbatim (the project's standing record):"]
+        budget = MAX_GUIDANCE_CHARS - len(text) - 100
+        for item in extra:
+            line = f"- [{item.kind}] {' '.join(mask(item.content).split())}"
+            if budget - len(line) < 0:
+                lines.append(f"({len(extra) - len(lines) + 2} more in `contextward brief`)")
+                break
+            lines.append(line)
+            budget -= len(line) + 1
+        text += "\n".join(lines)
+    return text[:MAX_GUIDANCE_CHARS]

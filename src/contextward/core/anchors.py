@@ -1,0 +1,349 @@
+"""Anchors and cues: what the facts verifier compares between an item and a context region.
+
+Anchors are the critical, checkable parts of a text: values (numbers with
+units and currency, dates), identifiers, paths, quoted strings and names.
+Cues are the words that carry a text's polarity and force: negation,
+obligation (strong, medium, weak) and revocation, plus the markers that make
+a value stale ("was", "previously", "from ... to", "原为", "改为").
+
+``analyse`` turns a text into clauses carrying all of this. Pure and
+deterministic; never raises on any string; holds no text beyond the values
+it returns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .textnorm import (
+    CJK_RANGE,
+    TOKEN_RE,
+    WEEKDAYS_MONTHS,
+    ZH_CUE_RE,
+    ZH_NOT_CUES,
+    ZH_SPLIT_RE,
+    classify_word,
+    clause_spans,
+    nfkc,
+    parse_value,
+    token_keys,
+    words,
+)
+
+CueClass = str  # "neg" | "strong" | "medium" | "weak" | "revoke"
+
+_EN_CUES: tuple[tuple[CueClass, str], ...] = (
+    (
+        "revoke",
+        r"no longer|not any ?more|any ?longer|does(?: not|n't) apply|do(?: not|n't) apply"
+        r"|revoked|revoke|rescinded|lifted|cancell?ed|withdrawn|withdrew|retracted|abandoned|reverted"
+        r"|overridden|overruled|superseded|obsolete|scrapped|discarded|dropped|rejected"
+        r"|ruled out|called off|declined|(?:was|were|been|is|are) removed|void",
+    ),
+    (
+        "weak",
+        r"no need to|need not|needn't|(?:do|does|did)(?: not|n't) (?:need|have) to"
+        r"|not (?:required|mandatory|necessary|needed|obligatory)",
+    ),
+    ("neg strong", r"must not|mustn't|shall not|shan't"),
+    ("neg medium", r"should not|shouldn't|ought not"),
+    (
+        "neg",
+        r"(?:not|n't|never) (?:be )?(?:allowed|permitted|ok|okay|fine|acceptable|possible)"
+        r"|may not|might not|cannot|can't|can not|could not|couldn't|never|not|no|none|nobody"
+        r"|instead of|rather than"
+        r"|nothing|neither|nor|without|forbidden|forbids?|prohibited|prohibits?|banned|bans?"
+        r"|disallowed|disallows?|avoid(?:s|ed|ing)?|refrain|\w+n't",
+    ),
+    (
+        "strong",
+        r"must|shall|always|required|requires?|mandatory|obligatory|ha(?:ve|s|d) to|needs? to"
+        r"|at all times|every (?:single )?time|without exception|essential|necessary|is to|are to",
+    ),
+    ("medium", r"should|ought to|recommended|expected to|is expected"),
+    (
+        "weak",
+        r"may|might|can|could|optional(?:ly)?|allowed|allows?|permitted|permits?|fine|okay|ok"
+        r"|acceptable|free to|up to you|if (?:possible|needed|convenient)|where possible"
+        r"|when possible|sometimes|occasionally|preferably|ideally|feel free",
+    ),
+)
+_EN_CUE_RE = re.compile(
+    "|".join(rf"(?P<g{index}>\b(?:{pattern})\b)" for index, (_cls, pattern) in enumerate(_EN_CUES))
+)
+#: Any revocation cue, English or Chinese: a cheap test before a full analysis.
+REVOKE_RE = re.compile(
+    rf"\b(?:{_EN_CUES[0][1]})\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
+)
+_EN_GROUP_CLASSES = {f"g{index}": tuple(cls.split()) for index, (cls, _p) in enumerate(_EN_CUES)}
+
+_ZH_CLASSES: dict[str, tuple[CueClass, ...]] = {}
+for _classes, _words in (
+    (
+        ("neg",),
+        "不 没 没有 别 勿 切勿 禁止 严禁 不得 不能 不可 不要 不准 不许 绝不 从不 永不 决不 避免 未 并非 无法",
+    ),
+    (("strong",), "必须 务必 一定要 一定 始终 总是 永远 须 需要 要求 必需"),
+    (("medium",), "应当 应该 应 尽量 最好"),
+    (("weak",), "可以 允许 可选 随意 也行 也可以 不必 无需 不需要 不用 酌情 视情况 可自行"),
+    (("revoke",), "取消 撤销 撤回 废除 作废 不再 失效 解除 推翻 放弃 否决 已取消 已撤销"),
+):
+    for _word in _words.split():
+        _ZH_CLASSES[_word] = _classes
+
+#: Words after which a value is an old one ("was $500", "from 5 to 8", "原为500元").
+_STALE_BEFORE = words(
+    "was were previously formerly earlier old originally initially from prior former instead rather "
+    "原为 原来 原先 原本 之前 以前 此前 旧 从"
+)
+#: Words after which a value is the current one.
+_CURRENT_BEFORE = words(
+    "now currently new to is are becomes became be set 改为 调整为 改成 变为 变成 提高到 降低到 "
+    "提高至 降至 升至 现在 目前 现为 到 至"
+)
+#: A transition after a value that announces its replacement ("$500, now $800").
+_TRANSITION = words("to now replaced became becomes 改为 调整为 改成 变为 变成 到 至 现在 现为")
+_ARROWS = re.compile(r"\s*(?:->|=>|→|⟶)\s*")
+
+_QUOTE_RE = re.compile(
+    r"\"([^\"\n]{1,300})\"|(?<![a-z0-9])'([^'\n]{1,300})'(?![a-z0-9])|`([^`\n]{1,300})`"
+    r"|“([^”\n]{1,300})”|「([^」\n]{1,300})」|『([^』\n]{1,300})』"
+)
+_CJK_RUN = re.compile(f"[{CJK_RANGE}]+")
+_WORDISH = re.compile(r"[a-z]")
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    number: str
+    unit: str
+    kind: str  # currency | percent | duration | size | number | date
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Ident:
+    key: str
+    kind: str  # identifier | path
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """What one clause says, structurally: term keys, anchors, cue counts."""
+
+    keys: frozenset[str]
+    values: tuple[Value, ...]
+    idents: tuple[Ident, ...]
+    names: frozenset[str]
+    quotes: tuple[tuple[str, ...], ...]
+    surface: tuple[str, ...]
+    cues: tuple[tuple[CueClass, int], ...]
+
+    def cue(self, cls: CueClass) -> int:
+        return dict(self.cues).get(cls, 0)
+
+
+_UNIT_KINDS = {
+    "usd": "currency",
+    "eur": "currency",
+    "gbp": "currency",
+    "cny": "currency",
+    "pct": "percent",
+    "ms": "duration",
+    "s": "duration",
+    "min": "duration",
+    "h": "duration",
+    "day": "duration",
+    "week": "duration",
+    "month": "duration",
+    "year": "duration",
+    "kb": "size",
+    "mb": "size",
+    "gb": "size",
+    "tb": "size",
+}
+
+
+def prepare(text: str) -> tuple[str, str]:
+    """``(cased, lowered)``: NFKC with straight quotes and arrows as ``to``, same length."""
+    cased = nfkc(text).replace("\u2019", "'").replace("\u2018", "'")
+    cased = _ARROWS.sub(" to ", cased)
+    lowered = cased.lower()
+    if len(lowered) != len(cased):  # a rare case-mapping that changes length: no name detection
+        cased = lowered
+    return cased, lowered
+
+
+def cue_counts(lowered: str) -> dict[CueClass, int]:
+    counts: dict[CueClass, int] = {}
+    for match in _EN_CUE_RE.finditer(lowered):
+        for cls in _EN_GROUP_CLASSES[match.lastgroup or ""]:
+            counts[cls] = counts.get(cls, 0) + 1
+    if _CJK_RUN.search(lowered):
+        for run in _CJK_RUN.findall(lowered):
+            for match in ZH_CUE_RE.finditer(run):
+                for cls in _ZH_CLASSES.get(match.group(), ()):
+                    counts[cls] = counts.get(cls, 0) + 1
+    return counts
+
+
+def _tokens(lowered: str) -> list[tuple[str, int]]:
+    """Tokens with start offsets; Chinese runs split into cue phrases and the rest."""
+    out: list[tuple[str, int]] = []
+    for match in TOKEN_RE.finditer(lowered):
+        token = match.group()
+        if _CJK_RUN.fullmatch(token):
+            last = 0
+            for cue in ZH_SPLIT_RE.finditer(token):
+                if cue.group() in ZH_NOT_CUES:
+                    continue
+                if cue.start() > last:
+                    out.append((token[last : cue.start()], match.start() + last))
+                out.append((cue.group(), match.start() + cue.start()))
+                last = cue.end()
+            if last < len(token):
+                out.append((token[last:], match.start() + last))
+        else:
+            out.append((token, match.start()))
+    return out
+
+
+def _value_kind(token: str, unit: str) -> str:
+    if token[0] in "$€£¥":
+        return "currency"
+    if unit in _UNIT_KINDS:
+        return _UNIT_KINDS[unit]
+    if re.fullmatch(r"\d+(?:[-/]\d+){2}|\d+:\d+", token):
+        return "date"
+    return "number"
+
+
+def _is_stale(surface: list[str], index: int, anchors: dict[int, str]) -> bool:
+    """Is the anchor at ``index`` an old one: "$500 -> $800", "was $500", "原为500元".
+
+    A transition only counts when an anchor of the same class follows it: in
+    "within 2 hours and write to /srv" the path does not replace the duration.
+    """
+    own = anchors[index]
+    for ahead in range(index + 1, min(len(surface), index + 4)):
+        if ahead in anchors:
+            break
+        if surface[ahead] in _TRANSITION:
+            if any(anchors.get(later) == own for later in range(ahead + 1, ahead + 4)):
+                return True
+            break
+    for back in range(index - 1, max(-1, index - 4), -1):
+        if back in anchors:
+            break
+        if surface[back] in _STALE_BEFORE:
+            return True
+        if surface[back] in _CURRENT_BEFORE:
+            return False
+    return False
+
+
+def analyse(text: str) -> list[Clause]:
+    """Clauses of ``text`` (one segment or a whole item), each analysed.
+
+    Staleness is decided over the whole text, since "$500, now $800" puts the
+    transition in the next clause.
+    """
+    cased, lowered = prepare(text)
+    tokens = _tokens(lowered)
+    surface = [token for token, _ in tokens]
+    anchors: dict[int, str] = {}  # token index -> "value" | "ident"
+    for index, token in enumerate(surface):
+        if token[0].isdigit() or token[0] in "$€£¥" or token in WEEKDAYS_MONTHS:
+            anchors[index] = "value"
+        elif token[0] in "/~._" or (_WORDISH.match(token[0]) and classify_word(token) != "word"):
+            anchors[index] = "ident"  # identifiers take part in "from X to Y" as well
+    quote_starts = [
+        (match.start(), tuple(TOKEN_RE.findall(next(group for group in match.groups() if group))))
+        for match in _QUOTE_RE.finditer(lowered)
+    ]
+    out: list[Clause] = []
+    cursor = 0
+    for start, end in clause_spans(lowered):
+        first = cursor
+        while cursor < len(tokens) and tokens[cursor][1] < end:
+            cursor += 1
+        members = range(first, cursor)
+        quotes = tuple(quote for at, quote in quote_starts if start <= at < end and quote)
+        out.append(
+            _clause(
+                cased,
+                lowered[start:end],
+                tokens=tokens,
+                surface=surface,
+                members=members,
+                anchors=anchors,
+                quotes=quotes,
+            )
+        )
+    return out
+
+
+def _clause(
+    cased: str,
+    text: str,
+    *,
+    tokens: list[tuple[str, int]],
+    surface: list[str],
+    members: range,
+    anchors: dict[int, str],
+    quotes: tuple[tuple[str, ...], ...],
+) -> Clause:
+    keys: set[str] = set()
+    values: list[Value] = []
+    idents: list[Ident] = []
+    names: set[str] = set()
+    for index in members:
+        token, start = tokens[index]
+        token_key = token_keys(token)
+        keys.update(token_key)
+        if anchors.get(index) == "value":
+            stale = _is_stale(surface, index, anchors)
+            if token in WEEKDAYS_MONTHS:
+                values.append(Value(token, "", "date", stale))
+                continue
+            parsed = parse_value(token)
+            if parsed is not None:
+                values.append(Value(parsed[0], parsed[1], _value_kind(token, parsed[1]), stale))
+            continue
+        if not _WORDISH.match(token[0]) and token[0] not in "/~._":
+            continue
+        kind = classify_word(token)
+        if kind in ("path", "identifier"):
+            stale = _is_stale(surface, index, anchors)
+            idents.append(Ident(token.rstrip("./"), kind, stale))
+            continue
+        raw = cased[start : start + len(token)]
+        if token_key and _is_name(raw, cased, start):
+            names.add(token_key[0])
+    return Clause(
+        keys=frozenset(keys),
+        values=tuple(values),
+        idents=tuple(idents),
+        names=frozenset(names),
+        quotes=quotes,
+        surface=tuple(surface[index] for index in members),
+        cues=tuple(sorted(cue_counts(text).items())),
+    )
+
+
+def _is_name(raw: str, cased: str, start: int) -> bool:
+    """A capitalised word that is not merely sentence-initial, or one with inner capitals.
+
+    Short all-capital words (PR, API, CI) are common abbreviations that
+    summaries spell out, so they stay plain terms.
+    """
+    if not raw[:1].isupper():
+        return False
+    if raw.isupper() and len(raw) <= 3:
+        return False
+    if any(ch.isupper() for ch in raw[1:]):
+        return len(raw) > 1
+    before = cased[:start].rstrip()
+    return bool(before) and before[-1] not in ".!?:;\n\"'(“「-*#>•"

@@ -1,0 +1,713 @@
+"""The facts verifier: tells preserved, changed and lost apart, deterministically.
+
+For each item it extracts anchors (values with units and currency, dates,
+identifiers, paths, quoted strings, names), cues (negation, obligation,
+revocation) and key content terms (stemmed, synonyms folded, Chinese
+bigrams); finds the best matching region of the context through an index
+built once per call (term -> segments); and compares the two. A critical
+anchor that is missing or contradicted never yields ``preserved``.
+
+Reasons are structural: they name the kind of change and the anchor type,
+never item content or context text. Pure, stdlib only, no state kept
+between calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any, TypeVar
+
+from .anchors import REVOKE_RE, Clause, Ident, Value, analyse, cue_counts, prepare
+from .item import ContextItem
+from .textnorm import (
+    TOKEN_RE,
+    VALUE_PREFIX,
+    classify_word,
+    keys_of,
+    normalize,
+    segments,
+    token_keys,
+)
+
+_T = TypeVar("_T")
+_FOLLOW_UP_CHARS = 80
+_LEADING_NOTE = re.compile(r"[(（][^()（）]{1,80}[)）]")
+_SEP = "\x00"
+_LATIN = re.compile(r"[a-z_/~.]")
+_CLAUSE_BREAK = re.compile(r"[.!?;:,()\[\]。！？；：，、（）]")
+_POINTER = re.compile(r"\b(?:this|that|it|these|those)\b|此|该|这")
+
+#: Anchors weigh more than plain terms when measuring how much of an item a region holds.
+ANCHOR_WEIGHT = 2.0
+#: Below this share of an item's weighted keys a region is not the item at all.
+MATCH_THRESHOLD = 0.5
+#: At least this share is needed to call an unchanged item preserved.
+PRESERVE_THRESHOLD = 0.7
+#: Keys found in more segments than this are not used to look regions up.
+_MAX_LOOKUP_POSTINGS = 500
+#: At most this many candidate segments are measured exactly per item.
+_POOL = 16
+_CANDIDATES = 3
+_MAX_WINDOW = 4
+#: Words a short follow-up sentence may use besides the item's own terms ("This rule was lifted").
+_FOLLOW_UP_WORDS = frozenset(
+    keys_of(
+        "rule constraint decision requirement plan item policy note guidance instruction "
+        "user owner team "
+        "规定 规则 约束 决定 这条规定 该规定 此规定 这一条 这项要求 该要求 用户 这条规则 此条"
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """Where an item is best found: adjacent segments and how much of the item they hold."""
+
+    window: list[int]
+    coverage: float
+    matched: int
+    total: int
+    verbatim: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """An item's anchors, cues and weighted term keys."""
+
+    weights: tuple[tuple[str, float], ...]
+    values: tuple[Value, ...]
+    idents: tuple[Ident, ...]
+    names: frozenset[str]
+    quotes: tuple[tuple[str, ...], ...]
+    cues: tuple[tuple[str, int], ...]
+    folded: str
+    squashed: str
+    sentences: int
+    clauses: tuple[Clause, ...] = ()
+
+    @classmethod
+    def of(cls, content: str) -> Profile:
+        parts = analyse(content)
+        lowered = prepare(content)[1]
+        values = tuple(value for part in parts for value in part.values)  # repeats count
+        idents = _unique(ident for part in parts for ident in part.idents)
+        names = frozenset(name for part in parts for name in part.names)
+        anchor_keys = {VALUE_PREFIX + value.number for value in values}
+        anchor_keys.update(ident.key for ident in idents)
+        anchor_keys.update(names)
+        keys = set().union(*(part.keys for part in parts))
+        cues: dict[str, int] = {}
+        for part in parts:
+            for cue, count in part.cues:
+                cues[cue] = cues.get(cue, 0) + count
+        return cls(
+            weights=tuple(
+                (key, ANCHOR_WEIGHT if key in anchor_keys else 1.0) for key in sorted(keys)
+            ),
+            values=values,
+            idents=idents,
+            names=names,
+            quotes=tuple(quote for part in parts for quote in part.quotes),
+            cues=tuple(sorted(cues.items())),
+            folded=" ".join(lowered.split()),
+            squashed=f"{_SEP}{squash(lowered)}{_SEP}",
+            sentences=max(1, len(segments(content))),
+            clauses=tuple(parts),
+        )
+
+
+@dataclass
+class ContextIndex:
+    """The context cut into segments, with term -> segment postings; built once per check."""
+
+    segments: list[str]
+    keysets: list[frozenset[str]]
+    postings: dict[str, list[int]]
+    _clauses: dict[int, list[Clause]] = field(default_factory=dict)
+    _folded: dict[int, str] = field(default_factory=dict)
+    _squashed: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, context: str) -> ContextIndex:
+        # NFKC once for the whole text; each segment then only needs lowercasing.
+        parts = segments(normalize(context, lower=False))
+        keysets: list[frozenset[str]] = []
+        postings: defaultdict[str, list[int]] = defaultdict(list)
+        memo: dict[str, tuple[str, ...]] = {}  # per call: a context repeats its words
+        findall = TOKEN_RE.findall
+        keys_of_token = memo.__getitem__
+        for number, part in enumerate(parts):
+            tokens = findall(part.lower())
+            for token in tokens:
+                if token not in memo:
+                    memo[token] = token_keys(token)
+            keys = frozenset(chain.from_iterable(map(keys_of_token, tokens)))
+            keysets.append(keys)
+            for key in keys:
+                postings[key].append(number)
+        return cls(parts, keysets, dict(postings))
+
+    def clauses(self, number: int) -> list[Clause]:
+        cached = self._clauses.get(number)
+        if cached is None:
+            cached = self._clauses[number] = analyse(self.segments[number])
+        return cached
+
+    def folded(self, number: int) -> str:
+        """A segment lowercased, NFKC, whitespace folded."""
+        cached = self._folded.get(number)
+        if cached is None:
+            cached = self._folded[number] = " ".join(prepare(self.segments[number])[1].split())
+        return cached
+
+    def squashed(self, number: int) -> str:
+        """A segment's tokens joined by NUL: the form verbatim checks use.
+
+        Whitespace and punctuation between tokens are left out (segments may be
+        cut where the item had none, ``句。句``); token boundaries are kept, so
+        ``1`` is not found in ``1000``.
+        """
+        cached = self._squashed.get(number)
+        if cached is None:
+            cached = self._squashed[number] = squash(self.folded(number))
+        return cached
+
+    def best_window(self, profile: Profile) -> Region | None:
+        """The region (a few adjacent segments) that holds most of the item."""
+        weights = dict(profile.weights)
+        total = sum(weights.values())
+        if not weights:
+            return None
+        # Candidates come from the rarest keys only, so a word that is in every
+        # sentence costs nothing; then the best few are measured exactly.
+        chosen: list[str] = []
+        looked = 0
+        for df, key in sorted((len(self.postings.get(key, ())), key) for key in weights):
+            if df == 0:
+                continue
+            if chosen and looked + df > _MAX_LOOKUP_POSTINGS:
+                break
+            chosen.append(key)
+            looked += df
+        if not chosen:
+            return None
+        counts = Counter(chain.from_iterable(self.postings[key] for key in chosen))
+        # Ties are broken by position (Counter keeps first-seen order), so this is deterministic.
+        ranked = counts.most_common(_POOL)
+        floor = ranked[0][1] - 1
+        pool = [number for number, hits in ranked if hits >= floor]
+        wanted = frozenset(weights)  # intersections walk the smaller set: the item's
+        anchors = frozenset(key for key, weight in weights.items() if weight != 1.0)
+        extra = ANCHOR_WEIGHT - 1.0
+        measured = []
+        for number in pool:
+            shared = wanted.intersection(self.keysets[number])
+            bonus = extra * len(anchors.intersection(shared)) if anchors else 0.0
+            measured.append((len(shared) + bonus, -number))
+        measured.sort(reverse=True)
+        top = measured[:_CANDIDATES]
+        limit = min(_MAX_WINDOW, profile.sentences + 1)
+        best: tuple[tuple[bool, float, int, int], Region] | None = None
+        for _score, negative in top:
+            window, matched = self._grow(-negative, weights, wanted, limit)
+            # The item's words can only all be there when all its keys are, or, for
+            # an item of several sentences, when they are a short widening away.
+            complete = len(matched) == len(wanted)
+            verbatim = complete and self._holds(window, profile.squashed)
+            if not verbatim and (complete or (limit > 2 and 2 * len(matched) >= len(wanted))):
+                extended = self._verbatim_window(window, profile.squashed, limit)
+                if extended is not None:
+                    window, verbatim = extended, True
+                    matched = set().union(*(wanted & self.keysets[n] for n in window))
+            coverage = sum(weights[key] for key in matched) / total
+            # Equal coverage: the window holding the item's own words wins, then the
+            # shorter, then the earlier one.
+            rank = (verbatim, coverage, -len(window), -window[0])
+            if best is None or rank > best[0]:
+                best = (rank, Region(window, coverage, len(matched), len(weights), verbatim))
+        return best[1] if best is not None else None
+
+    def _holds(self, window: list[int], squashed: str) -> bool:
+        held = _SEP.join(part for part in (self.squashed(number) for number in window) if part)
+        return squashed in f"{_SEP}{held}{_SEP}"
+
+    def _verbatim_window(self, window: list[int], squashed: str, limit: int) -> list[int] | None:
+        """The smallest widening of ``window`` (within ``limit`` segments) holding the item verbatim.
+
+        An item of several sentences may have sentences with no key of their own
+        ("Push. Never."), which growth by keys does not reach.
+        """
+        spare = limit - len(window)
+        for extra in range(1, spare + 1):
+            for before in range(extra + 1):
+                start, end = window[0] - before, window[-1] + (extra - before)
+                if start < 0 or end >= len(self.segments):
+                    continue
+                candidate = list(range(start, end + 1))
+                if self._holds(candidate, squashed):
+                    return candidate
+        return None
+
+    def _grow(
+        self, start: int, weights: dict[str, float], wanted: frozenset[str], limit: int
+    ) -> tuple[list[int], set[str]]:
+        window = [start]
+        matched = set(wanted.intersection(self.keysets[start]))
+        while len(window) < limit:
+            options = []
+            for number in (window[0] - 1, window[-1] + 1):
+                if 0 <= number < len(self.segments):
+                    shared = wanted.intersection(self.keysets[number])
+                    new = shared - matched
+                    # A neighbour must speak about the item in words, not lend it a
+                    # value; only an item of several sentences takes a thin one.
+                    words = sum(1 for key in shared if not key.startswith(VALUE_PREFIX))
+                    if words < 2 and (
+                        limit <= 2 or all(key.startswith(VALUE_PREFIX) for key in new)
+                    ):
+                        continue
+                    options.append((sum(weights[key] for key in new), -number, number, new))
+            options = [option for option in options if option[0] > 0]
+            if not options:
+                break
+            _gain, _neg, number, new = max(options)
+            window = sorted([*window, number])
+            matched |= new
+        return window, matched
+
+
+@dataclass(frozen=True, slots=True)
+class FactsVerifier:
+    """Deterministic meaning-level verifier: preserved, changed (with the kind of change) or lost."""
+
+    match_threshold: float = MATCH_THRESHOLD
+    preserve_threshold: float = PRESERVE_THRESHOLD
+
+    def verify(self, items: list[ContextItem], context: str) -> list[dict[str, Any]]:
+        index = ContextIndex.build(context)
+        folded_context: list[str] = []  # computed only if an item has no keys at all
+        findings = []
+        for item in items:
+            status, reason = self._judge(Profile.of(item.content), index, context, folded_context)
+            findings.append({"itemId": item.id, "status": status, "reason": reason})
+        return findings
+
+    def _judge(
+        self, profile: Profile, index: ContextIndex, context: str, folded_context: list[str]
+    ) -> tuple[str, str]:
+        """``(status, reason)`` for one item profile against an indexed context."""
+        if not profile.weights:
+            if not folded_context:
+                folded_context.append(" ".join(prepare(context)[1].split()))
+            if profile.folded and profile.folded in folded_context[0]:
+                return "preserved", "preserved: verbatim"
+            return "lost", "lost: no matching region"
+        found = index.best_window(profile)
+        if found is None:
+            return "lost", "lost: no matching region"
+        window, coverage, matched, total = found.window, found.coverage, found.matched, found.total
+        if coverage < self.match_threshold:
+            flipped = _clause_flip(profile, index, window) or _anchor_swap(profile, index, window)
+            if flipped is not None:
+                return "changed", flipped
+            return "lost", f"lost: too few key terms matched ({matched} of {total})"
+        if found.verbatim:
+            return _verbatim(profile, index, window)
+        return _compare(
+            profile,
+            index=index,
+            window=window,
+            coverage=coverage,
+            matched=matched,
+            total=total,
+            preserve_threshold=self.preserve_threshold,
+        )
+
+
+def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple[str, str]:
+    """The item's own words are there; only a revocation around them or a newer value can change it.
+
+    Polarity and force come from the item's own words, so they cannot differ.
+    """
+    keyset = {key for key, _ in profile.weights}
+    window_text = " ".join(index.folded(number) for number in window)
+    if not dict(profile.cues).get("neg") and _negated_before(profile.folded, window_text):
+        return "changed", "changed: negation flipped (added)"
+    if REVOKE_RE.search(window_text) and _revokes(index, window, keyset) > dict(profile.cues).get(
+        "revoke", 0
+    ):
+        return "changed", "changed: revoked"
+    if _revoked_after(index, window, keyset):
+        return "changed", "changed: revoked"
+    if profile.values or profile.idents:
+        parts = [clause for number in window for clause in index.clauses(number)]
+        stale, _swapped, _missing = _anchor_changes(profile, parts)
+        if stale:
+            return "changed", f"changed: stale value ({stale[0]})"
+    return "preserved", "preserved: verbatim"
+
+
+def squash(lowered: str) -> str:
+    """The tokens of a normalised text joined by NUL (see ``ContextIndex.squashed``)."""
+    return _SEP.join(TOKEN_RE.findall(lowered))
+
+
+def _negated_before(needle: str, text: str) -> bool:
+    """Is the verbatim occurrence led by a negation in its clause ("Do not <item>")?"""
+    start = text.find(needle)
+    if start < 0:  # found across a cut that folding keeps: no lead to read
+        return False
+    lead = _CLAUSE_BREAK.split(text[max(0, start - 80) : start])[-1]
+    return bool(cue_counts(" ".join(lead.split()[-4:])).get("neg"))
+
+
+def _revokes(index: ContextIndex, window: list[int], keyset: set[str]) -> int:
+    """Revocation cues in the sentences that speak about the item, in any of their clauses.
+
+    A whole sentence counts: "Revoked by the user: <item>" and "<item> (no
+    longer applies)" put the cue in a clause of its own.
+    """
+    total = 0
+    for number in window:
+        parts = index.clauses(number)
+        if _relevant(parts, keyset) is not parts or len(parts) == 1:
+            total += sum(clause.cue("revoke") for clause in parts)
+    return total
+
+
+def _relevant(parts: list[Clause], keyset: set[str], own: tuple[Clause, ...] = ()) -> list[Clause]:
+    """Clauses of a region that speak about the item, else all of them.
+
+    A clause is about the item when it holds enough of its keys, or at least
+    half the keys of one of the item's own clauses ("..., not Monday").
+    """
+    need = 1 if len(keyset) <= 4 else 2
+    own_keys = [part.keys & keyset for part in own]
+    return [
+        clause
+        for clause in parts
+        if len(clause.keys & keyset) >= need
+        or any(_half_of(clause.keys & keyset, keys) for keys in own_keys)
+    ] or parts
+
+
+def _half_of(shared: frozenset[str], keys: frozenset[str]) -> bool:
+    """``shared`` is at least half of one item clause's keys ("never push to develop")."""
+    return bool(shared) and shared <= keys and 2 * len(shared) >= len(keys)
+
+
+def _compare(
+    profile: Profile,
+    *,
+    index: ContextIndex,
+    window: list[int],
+    coverage: float,
+    matched: int,
+    total: int,
+    preserve_threshold: float,
+) -> tuple[str, str]:
+    """Judge a region that holds the item's keys but not its exact words.
+
+    The order is the order of certainty: revocation, anchors (stale, swapped),
+    polarity and force, missing anchors, coverage, a word swapped in place.
+    """
+    parts = [clause for number in window for clause in index.clauses(number)]
+    keyset = {key for key, _ in profile.weights}
+    relevant = _relevant(parts, keyset, profile.clauses)
+    item_cues = Counter(dict(profile.cues))
+    region_cues: Counter[str] = Counter()
+    for clause in relevant:
+        region_cues.update(dict(clause.cues))
+
+    if _revokes(index, window, keyset) > item_cues["revoke"] or _revoked_after(
+        index, window, keyset
+    ):
+        return "changed", "changed: revoked"
+    stale, swapped, missing = _anchor_changes(profile, parts)
+    if stale:
+        return "changed", f"changed: stale value ({stale[0]})"
+    if swapped:
+        kind, what = swapped[0]
+        return "changed", f"changed: {what} swapped ({kind})"
+    cue_change = _cue_change(item_cues, region_cues)
+    if cue_change is not None:
+        return "changed", cue_change
+    if missing:
+        substituted = _substitution(profile, parts)  # "push to hotfix-17" -> "push to main"
+        if substituted is not None:
+            return "changed", f"changed: {substituted} swapped"
+        return "lost", f"lost: critical anchor missing ({missing[0]})"
+    if coverage < preserve_threshold:
+        return "lost", f"lost: too few key terms matched ({matched} of {total})"
+    substituted = _substitution(profile, parts)
+    if substituted is not None:
+        return "changed", f"changed: {substituted} swapped"
+    anchors = len(profile.values) + len(profile.idents) + len(profile.names) + len(profile.quotes)
+    return (
+        "preserved",
+        f"preserved: same meaning ({matched} of {total} key terms, {anchors} anchors intact)",
+    )
+
+
+def _anchor_changes(
+    profile: Profile, parts: list[Clause]
+) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """Anchor kinds that went stale, were swapped (with the reason noun) or went missing.
+
+    Replacements are looked for in the whole region: a swapped anchor often
+    sits in a clause that shares nothing else with the item ("table oauth_users").
+    """
+    stale: list[str] = []
+    swapped: list[tuple[str, str]] = []
+    missing: list[str] = []
+    numbers = {value.number for value in profile.values}
+    region_values = [other for clause in parts for other in clause.values]
+    stated = Counter((value.number, value.unit) for value in profile.values)
+    for value in _unique(profile.values):
+        seen = [other for other in region_values if _answers(other, value, stated)]
+        others = [
+            other
+            for clause in parts
+            for other in clause.values
+            if other.number not in numbers and _comparable(other, value)
+        ]
+        if not seen:
+            if others:
+                swapped.append((value.kind, "value"))
+            else:
+                missing.append(value.kind)
+        elif len(seen) < stated[(value.number, value.unit)] and others:
+            swapped.append((value.kind, "value"))  # stated twice, one of them replaced
+        elif (
+            all(other.stale for other in seen)
+            and not value.stale
+            and any(not other.stale for other in others)
+        ):
+            stale.append(value.kind)
+    ident_keys = {ident.key for ident in profile.idents}
+    for ident in profile.idents:
+        seen_idents = [
+            other for clause in parts for other in clause.idents if other.key == ident.key
+        ]
+        replacements = [
+            other
+            for clause in parts
+            for other in clause.idents
+            if other.key not in ident_keys and other.kind == ident.kind
+        ]
+        if not seen_idents:
+            if replacements:
+                swapped.append((ident.kind, "identifier"))
+            else:
+                missing.append(ident.kind)
+        elif (
+            all(other.stale for other in seen_idents)
+            and not ident.stale
+            and any(not other.stale for other in replacements)
+        ):
+            stale.append(ident.kind)
+    region_keys = {key for clause in parts for key in clause.keys}
+    item_keys = {key for key, _ in profile.weights}
+    for name in sorted(profile.names):
+        if name not in region_keys:
+            if any(other not in item_keys for clause in parts for other in clause.names):
+                swapped.append(("name", "identifier"))
+            else:
+                missing.append("name")
+    surface = [word for clause in parts for word in clause.surface]
+    for quote in profile.quotes:
+        if not _contains(surface, quote):
+            if any(other not in profile.quotes for clause in parts for other in clause.quotes):
+                swapped.append(("quoted string", "identifier"))
+            else:
+                missing.append("quoted string")
+    return stale, swapped, missing
+
+
+def _substitution(profile: Profile, parts: list[Clause]) -> str | None:
+    """A word of the item replaced in place by another ("push to main" -> "push to develop").
+
+    The replacement must sit between the same neighbours as the missing word
+    (or before the same two words at a clause start), so reordered
+    paraphrases do not count.
+    """
+    region_keys = {key for clause in parts for key in clause.keys}
+    item_words = {word for part in profile.clauses for word in part.surface}
+    weights = dict(profile.weights)
+    for part in profile.clauses:
+        words = part.surface
+        for index, word in enumerate(words):
+            if not _LATIN.match(word):
+                continue  # a Chinese run is not one word: coverage judges it
+            keys = token_keys(word)
+            if not keys or keys[0].startswith(VALUE_PREFIX) or keys[0] not in weights:
+                continue
+            if keys[0] in region_keys:
+                continue
+            left = words[index - 1] if index > 0 else None
+            right = words[index + 1 : index + 3]
+            if left is None and len(right) < 2:
+                continue
+            for clause in parts:
+                if _replaced_between(
+                    clause.surface, left, right[:1] if left else right, item_words
+                ):
+                    kind = classify_word(word)
+                    return "identifier" if kind != "word" else "term"
+    return None
+
+
+def _replaced_between(
+    words: tuple[str, ...], left: str | None, right: tuple[str, ...], item_words: set[str]
+) -> bool:
+    for index, word in enumerate(words):
+        if word in item_words or not _LATIN.match(word) or not token_keys(word):
+            continue
+        if left is not None and (index == 0 or words[index - 1] != left):
+            continue
+        if left is None and index != 0:
+            continue
+        if tuple(words[index + 1 : index + 1 + len(right)]) != right:
+            continue
+        return True
+    return False
+
+
+def _answers(other: Value, value: Value, stated: Counter[tuple[str, str]]) -> bool:
+    """Does a region value state the item's value ("500 dollars" states "$500")?
+
+    A unit may be left out on one side, unless the item states that very
+    form itself: "500美元 0" does not keep the bare "500" of "500美元 500".
+    """
+    if other.number != value.number:
+        return False
+    if other.unit == value.unit:
+        return True
+    if not other.unit:
+        return (other.number, "") not in stated
+    return not value.unit and (other.number, other.unit) not in stated
+
+
+def _comparable(other: Value, value: Value) -> bool:
+    """Could ``other`` stand where ``value`` stood: same kind (a duration for a duration)."""
+    if other.kind == value.kind:
+        return True
+    if "date" in (other.kind, value.kind):
+        return False
+    return not other.unit or not value.unit
+
+
+def _contains(words: list[str], needle: tuple[str, ...]) -> bool:
+    size = len(needle)
+    first = needle[0]
+    return any(
+        words[start : start + size] == list(needle)
+        for start, word in enumerate(words)
+        if word == first
+    )
+
+
+def _cue_change(item: Counter[str], region: Counter[str]) -> str | None:
+    """The reason a region's polarity or force differs from the item's, if it does."""
+    if item["neg"] and not region["neg"]:
+        return "changed: negation flipped (removed)"
+    if region["neg"] and not item["neg"]:
+        return "changed: negation flipped (added)"
+    item_force, region_force = _force(item), _force(region)
+    if item_force >= 2 and 1 <= region_force < item_force:
+        return "changed: obligation weakened"
+    if item_force == 1 and region_force >= 2:
+        return "changed: obligation strengthened"
+    return None
+
+
+def _clause_flip(profile: Profile, index: ContextIndex, window: list[int]) -> str | None:
+    """A whole clause of the item survives in the region with its polarity or force changed.
+
+    Catches "Never push to main; open a PR instead" -> "Pushing to main is fine
+    now", where the region holds too little of the item to be a match at all.
+    """
+    weights = dict(profile.weights)
+    total = sum(weights.values())
+    for part in profile.clauses:
+        keys = part.keys & weights.keys()
+        if len(keys) < 2 or sum(weights[key] for key in keys) < 0.3 * total:
+            continue
+        holders = [number for number in window if keys <= index.keysets[number]]
+        for clause in (clause for number in holders for clause in index.clauses(number)):
+            if keys <= clause.keys:
+                item_cues, region_cues = Counter(dict(part.cues)), Counter(dict(clause.cues))
+                if region_cues["revoke"] > item_cues["revoke"]:
+                    return "changed: revoked"
+                change = _cue_change(item_cues, region_cues)
+                if change is not None:
+                    return change
+    return None
+
+
+def _anchor_swap(profile: Profile, index: ContextIndex, window: list[int]) -> str | None:
+    """Every word of a short item is there but its anchor was replaced ("on Friday" -> "on Monday").
+
+    Anchors weigh double, so such an item falls below the match threshold.
+    """
+    anchored = {VALUE_PREFIX + value.number for value in profile.values}
+    anchored.update(ident.key for ident in profile.idents)
+    anchored.update(profile.names)
+    plain = {key for key, _ in profile.weights} - anchored
+    if not plain or not anchored:
+        return None
+    if not any(plain <= index.keysets[number] for number in window):
+        return None
+    parts = [clause for number in window for clause in index.clauses(number)]
+    stale, swapped, _missing = _anchor_changes(profile, parts)
+    if stale:
+        return f"changed: stale value ({stale[0]})"
+    if swapped:
+        kind, what = swapped[0]
+        return f"changed: {what} swapped ({kind})"
+    return None
+
+
+def _force(cues: Counter[str]) -> int:
+    if cues["strong"]:
+        return 3
+    if cues["medium"]:
+        return 2
+    return 1 if cues["weak"] else 0
+
+
+def _revoked_after(index: ContextIndex, window: list[int], keyset: set[str]) -> bool:
+    """A short follow-up that only revokes ("This rule was lifted.", "(revoked later)").
+
+    The follow-up is the next sentence when it is short, else its leading
+    parenthesis. It must carry a revocation cue, no anchor of its own, and
+    either nothing but the item's and generic words or a pointer back
+    ("this", "此", "该").
+    """
+    after = window[-1] + 1
+    if after >= len(index.segments):
+        return False
+    text = index.segments[after].strip()
+    if len(text) > _FOLLOW_UP_CHARS:
+        lead = _LEADING_NOTE.match(text)
+        if lead is None:
+            return False
+        text = lead.group()
+    _, folded = prepare(text)
+    if not REVOKE_RE.search(folded):
+        return False
+    clauses = analyse(text)
+    if not any(clause.cue("revoke") for clause in clauses):
+        return False
+    if any(clause.values or clause.idents or clause.names for clause in clauses):
+        return False
+    foreign = {key for clause in clauses for key in clause.keys} - keyset - _FOLLOW_UP_WORDS
+    return not foreign or (len(foreign) <= 2 and _POINTER.search(folded) is not None)
+
+
+def _unique(values: Iterable[_T]) -> tuple[_T, ...]:
+    return tuple(dict.fromkeys(values))

@@ -1,0 +1,455 @@
+"""Text normalisation for the facts verifier: tokens, term keys, stems, synonyms, segments.
+
+Owns the one tokenizer that both item content and context go through, so a
+word always becomes the same key on both sides: NFKC and lowercase, a light
+English stemmer, a small synonym table, character bigrams for Chinese, and a
+canonical form for numbers with units and currency. Also cuts text into
+segments (sentences, long runs in bounded chunks) and segments into clauses.
+
+Pure and deterministic; module-level tables are constants. The only state
+is bounded ``lru_cache`` memos of pure functions, which never change a
+result. Must never read files or raise on any string input.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+
+def words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a table written as one string."""
+    return frozenset(text.split())
+
+
+#: Weekday and month names: values (a date), not words.
+WEEKDAYS_MONTHS = words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "june july august september october november december 周一 周二 周三 周四 周五 周六 周日 "
+    "星期一 星期二 星期三 星期四 星期五 星期六 星期日"
+)
+
+#: A value key: ``v:<number>`` for retrieval; the unit travels separately.
+VALUE_PREFIX = "v:"
+
+CJK_RANGE = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_RE = re.compile(f"[{CJK_RANGE}]")
+_DIGIT = re.compile(r"\d")
+
+# Units after a number, longest first so "ms" is not read as "m" + "s".
+_UNIT_WORDS: dict[str, str] = {
+    "percent": "pct",
+    "pct": "pct",
+    "%": "pct",
+    "百分点": "pct",
+    "milliseconds": "ms",
+    "millisecond": "ms",
+    "ms": "ms",
+    "毫秒": "ms",
+    "seconds": "s",
+    "second": "s",
+    "secs": "s",
+    "sec": "s",
+    "s": "s",
+    "秒": "s",
+    "minutes": "min",
+    "minute": "min",
+    "mins": "min",
+    "min": "min",
+    "分钟": "min",
+    "hours": "h",
+    "hour": "h",
+    "hrs": "h",
+    "hr": "h",
+    "h": "h",
+    "小时": "h",
+    "days": "day",
+    "day": "day",
+    "天": "day",
+    "weeks": "week",
+    "week": "week",
+    "周": "week",
+    "months": "month",
+    "month": "month",
+    "个月": "month",
+    "years": "year",
+    "year": "year",
+    "年": "year",
+    "kb": "kb",
+    "mb": "mb",
+    "gb": "gb",
+    "tb": "tb",
+    "dollars": "usd",
+    "dollar": "usd",
+    "usd": "usd",
+    "美元": "usd",
+    "euros": "eur",
+    "euro": "eur",
+    "eur": "eur",
+    "欧元": "eur",
+    "yuan": "cny",
+    "rmb": "cny",
+    "cny": "cny",
+    "元": "cny",
+    "块": "cny",
+    "times": "times",
+    "次": "times",
+    "倍": "x",
+    "lines": "lines",
+    "行": "lines",
+    "requests": "req",
+    "rps": "rps",
+    "users": "users",
+    "个": "count",
+    "人": "people",
+    "workers": "workers",
+    "retries": "retries",
+    "items": "items",
+}
+_CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny"}
+_UNIT_RE = "|".join(
+    (re.escape(u) + (r"\b" if u.isascii() and u.isalpha() else ""))
+    for u in sorted(_UNIT_WORDS, key=len, reverse=True)
+)
+_NUMBER = r"\d[\d,]*(?:[.:/-]\d+)*"
+
+#: One token: currency amount, number (with unit), word/identifier/path, CJK run.
+# Each pattern opens with a lookahead on its possible first characters: it lets
+# the regex engine skip everything else quickly (about twice as fast here).
+TOKEN_RE = re.compile(
+    rf"(?=[$€£¥0-9a-z_/~.{CJK_RANGE}])(?:"
+    rf"[$€£¥] ?{_NUMBER}(?: ?[kmb]\b)?"
+    rf"|{_NUMBER}(?: ?(?:{_UNIT_RE}|k\b))?"
+    r"|[a-z_/~.][a-z0-9_./~'-]*[a-z0-9_/]|[a-z_]"
+    rf"|[{CJK_RANGE}]+)"
+)
+
+_STOP_WORDS = words(
+    """a an the this that these those it its it's is are was were be been being am
+    to of in on at by for from with as into onto upon about over under than then
+    and or but so if else when while where which who whom whose what why how
+    i me my we us our you your he him his she her they them their there here
+    do does did done doing has have had having will would shall should can could may might must
+    all any each every some such both either few more most other own same very too
+    just also only even still yet already again now once up down out off
+    not no nor never none because since therefore thus hence
+    let lets get gets got via per etc eg ie
+    one two three 's s t"""
+)
+
+# Words that carry polarity or modality: never content terms (they are cues).
+_CUE_WORDS = words(
+    """don't doesn't didn't won't isn't aren't wasn't weren't shouldn't mustn't can't couldn't
+    wouldn't haven't hasn't hadn't cannot without neither nothing nobody
+    forbidden forbid forbids prohibited prohibit prohibits banned ban disallowed disallow avoid avoids
+    required require requires mandatory obligatory need needs needed necessary
+    optional optionally allowed allow allows permitted permit fine okay ok acceptable
+    sometimes occasionally preferably ideally recommended
+    revoked revoke rescinded rescind lifted cancelled canceled cancel withdrawn retracted
+    abandoned abandon reverted revert overridden superseded obsolete scrapped discarded withdrew
+    dropped rejected reject declined longer anymore
+    always"""
+)
+
+_SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("use", "utilize", "utilise", "employ", "adopt"),
+    ("delete", "erase", "wipe"),
+    ("start", "begin", "launch"),
+    ("finish", "complete"),
+    ("fix", "repair", "resolve"),
+    ("change", "modify", "alter", "edit", "update"),
+    ("check", "verify", "validate", "confirm"),
+    ("run", "execute"),
+    ("fast", "quick", "rapid"),
+    ("large", "big", "huge"),
+    ("small", "little", "tiny"),
+    ("error", "failure", "fail", "fault"),
+    ("bug", "defect"),
+    ("repo", "repository"),
+    ("database", "db"),
+    ("config", "configuration", "settings", "setting"),
+    ("doc", "docs", "documentation"),
+    ("deploy", "release", "ship", "rollout"),
+    ("limit", "cap", "ceiling", "maximum", "max"),
+    ("budget", "spend", "spending"),
+    ("keep", "retain", "preserve", "maintain"),
+    ("store", "save", "persist"),
+    ("show", "display"),
+    ("folder", "directory", "dir"),
+    ("prefer", "favor", "favour"),
+    ("goal", "aim", "objective", "target"),
+    ("task", "job"),
+    ("issue", "problem"),
+    ("invoke", "trigger"),
+    ("fetch", "retrieve", "obtain"),
+    ("build", "compile"),
+    ("reply", "respond", "response", "answer"),
+    ("timeout", "deadline"),
+    ("name", "call", "title"),
+    ("slow", "sluggish"),
+    ("broken", "failing"),
+    ("merge", "integrate"),
+    ("customer", "client"),
+)
+
+# Chinese phrases folded to one spelling before bigrams are taken.
+_ZH_SYNONYMS: dict[str, str] = {
+    "采用": "使用",
+    "选用": "使用",
+    "运用": "使用",
+    "移除": "删除",
+    "去掉": "删除",
+    "删掉": "删除",
+    "修正": "修复",
+    "解决": "修复",
+    "封顶": "上限",
+    "最高限额": "上限",
+    "额度": "上限",
+    "发布": "部署",
+    "上线": "部署",
+    "验证": "检查",
+    "核对": "检查",
+    "校验": "检查",
+    "设置": "配置",
+    "执行": "运行",
+    "保存": "存储",
+    "储存": "存储",
+    "目的": "目标",
+    "故障": "问题",
+    "说明文档": "文档",
+    "仓库": "代码库",
+    "资料库": "数据库",
+    "分支主干": "主分支",
+}
+_ZH_SYNONYM_RE = re.compile("|".join(sorted(map(re.escape, _ZH_SYNONYMS), key=len, reverse=True)))
+
+#: Chinese cue phrases (polarity, modality, revocation, time markers): never terms.
+ZH_CUES: frozenset[str] = words(
+    """不 没 没有 别 勿 切勿 禁止 严禁 不得 不能 不可 不要 不准 不许 绝不 从不 永不 决不 避免 未 并非 无法
+    必须 务必 一定要 一定 始终 总是 永远 须 需要 要求 必需 应当 应该 应
+    可以 允许 可选 随意 也行 也可以 不必 无需 不需要 不用 酌情 视情况 尽量 最好 可自行
+    取消 撤销 撤回 废除 作废 不再 失效 解除 推翻 放弃 否决 已取消 已撤销
+    原为 原来 原先 原本 之前 以前 此前 曾经 曾 旧 从 改为 调整为 改成 变为 变成 提高到 降低到 提高至 降至 升至
+    现在 目前 现为 已经 已"""
+)
+# Compounds that contain a cue character but are not cues.
+ZH_NOT_CUES = (
+    *sorted(
+        words("不错 不断 不仅 不过 不少 不同 不久 不管 无论 非常 未来 从而 从事 自从 一定程度")
+    ),
+    *sorted(words("应用 响应 对应 相应 适应 反应 供应 别的 区别 分别 特别 类别 级别 识别 已知")),
+)
+ZH_CUE_RE = re.compile(
+    "|".join(map(re.escape, sorted((*ZH_CUES, *ZH_NOT_CUES), key=len, reverse=True)))
+)
+#: Chinese weekdays: values, cut out of a run like cue phrases so both sides split alike.
+ZH_WEEKDAY_RE = re.compile("(?:周|星期|礼拜)[一二三四五六日天]")
+ZH_SPLIT_RE = re.compile(f"{ZH_WEEKDAY_RE.pattern}|{ZH_CUE_RE.pattern}")
+_ZH_STOP_CHARS = frozenset("的了是在和与及把被也都就还而并或这那我们你他它之其着")
+
+
+def normalize(text: str, *, lower: bool = True) -> str:
+    """NFKC, curly quotes to straight, lowercase: the form every comparison uses."""
+    text = nfkc(text).replace("\u2019", "'").replace("\u2018", "'")
+    return text.lower() if lower else text
+
+
+def nfkc(text: str) -> str:
+    """NFKC form; the cheap check first, since most text already is."""
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
+def _base_stem(word: str) -> str:
+    if len(word) <= 3:
+        return word
+    if word.endswith(("ies", "ied")) and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("sses") or (
+        word.endswith("es") and (word[-3] in "sxz" or word[-4:-2] in ("ch", "sh"))
+    ):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    if word.endswith("ment") and len(word) > 7:
+        word = word[:-4]
+    if word.endswith("ly") and len(word) > 5:
+        word = word[:-2]
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+_SYNONYMS: dict[str, str] = {
+    _base_stem(word): _base_stem(group[0]) for group in _SYNONYM_GROUPS for word in group
+}
+
+
+def stem(word: str) -> str:
+    """A light suffix stemmer with the synonym table applied: ``stored`` -> ``stor``."""
+    base = _base_stem(word)
+    return _SYNONYMS.get(base, base)
+
+
+def value_key(number: str) -> str:
+    """Canonical number text: digit-group commas dropped, trailing ``.0`` kept as written."""
+    return number.replace(",", "")
+
+
+@lru_cache(maxsize=65536)
+def parse_value(token: str) -> tuple[str, str] | None:
+    """``(number, unit)`` for a currency or number token (``"$5k"`` -> ``("5000", "usd")``)."""
+    unit = ""
+    text = token
+    if text[0] in _CURRENCY_SIGNS:
+        unit = _CURRENCY_SIGNS[text[0]]
+        text = text[1:].lstrip()
+    match = re.match(_NUMBER, text)
+    if match is None:
+        return None
+    number = value_key(match.group())
+    rest = text[match.end() :].strip()
+    if rest in ("k", "m", "b") and re.fullmatch(r"\d+(?:\.\d+)?", number):
+        scale = {"k": 1_000, "m": 1_000_000, "b": 1_000_000_000}[rest]
+        scaled = float(number) * scale
+        number = str(int(scaled)) if scaled.is_integer() else str(scaled)
+    elif rest:
+        unit = _UNIT_WORDS.get(rest, unit or rest)
+    return number, unit
+
+
+@lru_cache(maxsize=262144)
+def token_keys(token: str) -> tuple[str, ...]:
+    """The term keys one normalised token contributes (none for stop and cue words)."""
+    first = token[0]
+    if first.isdigit() or first in _CURRENCY_SIGNS:
+        value = parse_value(token)
+        return (VALUE_PREFIX + value[0],) if value else ()
+    if _CJK_RE.match(first):
+        return cjk_keys(token)
+    if token in WEEKDAYS_MONTHS:
+        return (VALUE_PREFIX + token,)
+    word_kind = classify_word(token)
+    if word_kind in ("path", "identifier"):
+        return (token.rstrip("./"),)
+    if "-" in token or "/" in token or "." in token:
+        return tuple(key for part in re.split(r"[-/.]", token) if part for key in token_keys(part))
+    if token.endswith("'s"):
+        token = token[:-2]
+    if token in _STOP_WORDS or token in _CUE_WORDS or "'" in token:
+        return ()
+    return (stem(token),)
+
+
+@lru_cache(maxsize=262144)
+def classify_word(token: str) -> str:
+    """``path``, ``identifier`` or ``word`` for a lowercase word-like token."""
+    if "/" in token:
+        if token.startswith(("/", "./", "~/", "../")) or token.count("/") >= 2 or "." in token:
+            return "path"
+        return "word"
+    stripped = token.strip(".")
+    if "_" in stripped or _DIGIT.search(stripped):
+        return "identifier"
+    if "." in stripped and re.fullmatch(r"[a-z][a-z0-9]*(?:\.[a-z0-9]+)+", stripped):
+        return "identifier"
+    return "word"
+
+
+@lru_cache(maxsize=65536)
+def cjk_keys(run: str) -> tuple[str, ...]:
+    """Character bigrams of a Chinese run after synonym folding, cue phrases cut out."""
+    run = _ZH_SYNONYM_RE.sub(lambda m: _ZH_SYNONYMS[m.group()], run)
+    keys = [VALUE_PREFIX + day for day in ZH_WEEKDAY_RE.findall(run)]
+    for piece in _split_cues(run):
+        if len(piece) == 1:
+            if piece not in _ZH_STOP_CHARS:
+                keys.append(piece)
+            continue
+        for index in range(len(piece) - 1):
+            gram = piece[index : index + 2]
+            if gram[0] not in _ZH_STOP_CHARS and gram[1] not in _ZH_STOP_CHARS:
+                keys.append(gram)
+    return tuple(keys)
+
+
+def _split_cues(run: str) -> list[str]:
+    pieces: list[str] = []
+    last = 0
+    for match in ZH_SPLIT_RE.finditer(run):
+        if match.group() in ZH_NOT_CUES:
+            continue
+        pieces.append(run[last : match.start()])
+        last = match.end()
+    pieces.append(run[last:])
+    return [piece for piece in pieces if piece]
+
+
+def keys_of(text: str) -> list[str]:
+    """Term keys of ``text`` in order (``text`` already normalised)."""
+    return [key for token in TOKEN_RE.findall(text) for key in token_keys(token)]
+
+
+# Sentence ends: terminal punctuation before space, Chinese terminals, blank
+# lines and the start of a list item or heading. A single newline is a wrap.
+_SENTENCE_END = re.compile(
+    r"(?=[.!?。！？\n])(?:([.!?][\"')\]]*)\s+|([。！？]+[」』”）)]*)\s*|\n\s*\n"
+    r"|\n(?=[ \t]*(?:[-*•+>#]|\d+[.)])\s))"
+)
+#: Longest segment before a long run of text is cut into chunks.
+MAX_SEGMENT_CHARS = 480
+
+
+def segments(text: str) -> list[str]:
+    """Sentences of ``text`` (ending punctuation kept); long ones are cut at spaces."""
+    pieces = _SENTENCE_END.split(text)
+    out: list[str] = []
+    # split() yields: text, end punctuation (or None), Chinese end (or None), text, ...
+    for index in range(0, len(pieces), 3):
+        piece = pieces[index]
+        if index + 1 < len(pieces):
+            piece += pieces[index + 1] or pieces[index + 2] or ""
+        if len(piece) > MAX_SEGMENT_CHARS:
+            _chunk(piece, 0, len(piece), out)
+        elif piece and not piece.isspace():
+            out.append(piece)
+    return out
+
+
+def _chunk(text: str, start: int, end: int, out: list[str]) -> None:
+    while end - start > MAX_SEGMENT_CHARS:
+        cut = text.rfind(" ", start + MAX_SEGMENT_CHARS // 2, start + MAX_SEGMENT_CHARS)
+        if cut <= start:
+            cut = start + MAX_SEGMENT_CHARS
+        piece = text[start:cut]
+        if not piece.isspace():
+            out.append(piece)
+        start = cut
+    piece = text[start:end]
+    if piece and not piece.isspace():
+        out.append(piece)
+
+
+CLAUSE_END = re.compile(
+    r"(?:(?<!\d),|,(?!\d)|(?<!\d):|:(?![\d/])|[;()\[\]—–])\s*|\s-\s|[，；：、（）]"
+    r"|\b(?:but|however|whereas|although|though)\b|但是|不过|然而"
+)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the clauses of a segment: cut at commas, semicolons, contrast words."""
+    spans: list[tuple[int, int]] = []
+    last = 0
+    for match in CLAUSE_END.finditer(text):
+        if match.start() > last:
+            spans.append((last, match.start()))
+        last = match.end()
+    if last < len(text):
+        spans.append((last, len(text)))
+    return [(start, end) for start, end in spans if not text[start:end].isspace()]

@@ -1,0 +1,186 @@
+"""The loop brake: refuse the Nth identical failing attempt of a command.
+
+Owns: the streak policy. Attempts are keyed by ``fingerprint.streak_key``
+(so ``npm test || true`` and ``npm test;`` share a streak with ``npm
+test``). A failure or an *unproven* exit 0 (masked, unchecked pipeline)
+extends the streak; only a real, proven success resets it; a refused
+attempt did not run and changes nothing. With ``threshold`` N, a command
+whose streak already holds N-1 failures is refused, with that count and a
+nudge to change approach.
+
+``check(command)`` is the hook entry point: it reads the project's config
+and store and never creates the store.
+
+Must never: run the command, or count one attempt twice (a verify run writes
+its attempt in the same transaction as its evidence row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import StoreError
+from ..store import Attempt, Store, project_root, storable
+from ..store.config import load_config
+from .fingerprint import CommandAssessment, assess
+
+#: How many attempts of one key are scanned for the current streak.
+SCAN_LIMIT = 200
+NUDGE = "change the approach or gather new information; do not re-run it unchanged"
+
+
+@dataclass(frozen=True)
+class LoopDecision:
+    """Allow or refuse one attempt. ``reason`` is empty for a command with no streak."""
+
+    allowed: bool
+    fingerprint: str
+    streak_key: str
+    prior_failures: int
+    threshold: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class LoopStatus:
+    """One command's current failing streak (for ``contextward loops`` and the brief)."""
+
+    streak_key: str
+    failures: int
+    threshold: int
+    last_at: str
+
+    @property
+    def blocked(self) -> bool:
+        """True when the next identical attempt would be refused."""
+        return self.failures >= self.threshold - 1
+
+
+def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
+    """``fail`` for non-zero, ``unproven`` for an exit 0 that proves nothing, else ``success``."""
+    if exit_code != 0:
+        return "fail"
+    return "success" if assessment.trusted else "unproven"
+
+
+def streak_failures(store: Store, key: str, *, session_id: str | None = None) -> int:
+    """Failed or unproven attempts of ``key`` since its last real success."""
+    count = 0
+    for attempt in store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id):
+        if attempt.outcome == "success":
+            break
+        if attempt.outcome in {"fail", "unproven"}:
+            count += 1
+    return count
+
+
+def decide(
+    store: Store, command: str, *, threshold: int = 3, session_id: str | None = None
+) -> LoopDecision:
+    """Whether ``command`` may run now, given its streak in ``store``."""
+    found = assess(storable(command))
+    failures = streak_failures(store, found.streak_key, session_id=session_id)
+    if failures >= max(1, threshold) - 1 and failures > 0:
+        return LoopDecision(
+            False,
+            found.fingerprint,
+            found.streak_key,
+            failures,
+            threshold,
+            f"refused: `{found.streak_key}` failed {failures} time(s) in a row "
+            f"(attempt {failures + 1} of a limit of {threshold}); {NUDGE}",
+        )
+    reason = (
+        f"`{found.streak_key}` failed {failures} time(s) in a row; the attempt after "
+        f"{threshold - 1} failures is refused"
+        if failures
+        else ""
+    )
+    return LoopDecision(True, found.fingerprint, found.streak_key, failures, threshold, reason)
+
+
+def record_refusal(
+    store: Store, decision: LoopDecision, *, source: str, session_id: str | None = None
+) -> Attempt:
+    return store.attempts.record(
+        streak_key=decision.streak_key,
+        fingerprint=decision.fingerprint,
+        outcome="refused",
+        source=source,
+        session_id=session_id,
+    )
+
+
+def record_outcome(
+    store: Store,
+    command: str,
+    exit_code: int,
+    *,
+    source: str = "hook",
+    session_id: str | None = None,
+) -> Attempt:
+    """Record a command outcome observed outside ``verify`` (e.g. a host's PostToolUse)."""
+    found = assess(storable(command))
+    return store.attempts.record(
+        streak_key=found.streak_key,
+        fingerprint=found.fingerprint,
+        outcome=outcome_for(found, exit_code),
+        source=source,
+        exit_code=exit_code,
+        session_id=session_id,
+    )
+
+
+def open_loops(
+    store: Store, *, threshold: int = 3, session_id: str | None = None, limit: int = 20
+) -> list[LoopStatus]:
+    """Commands whose latest attempts are failing, most recent first."""
+    out: list[LoopStatus] = []
+    for key in store.attempts.recent_keys(limit=limit * 5, session_id=session_id):
+        attempts = store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id)
+        failures = streak_failures(store, key, session_id=session_id)
+        if failures and attempts:
+            out.append(LoopStatus(key, failures, threshold, attempts[0].created_at))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def check(
+    command: str,
+    *,
+    cwd: Path | None = None,
+    session_id: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> LoopDecision:
+    """Hook entry point: allow or refuse ``command`` in the project around ``cwd``.
+
+    Reads ``loop_block_after`` from the config layers. With no store yet there is
+    no streak, so the command is allowed (the store is not created here).
+    """
+    root = project_root(cwd)
+    threshold = load_config(root, env=env).loop_block_after
+    try:
+        with Store.open(root, create=False) as store:
+            return decide(store, command, threshold=threshold, session_id=session_id)
+    except StoreError as exc:
+        if exc.code != "store_missing":
+            raise
+    found = assess(command)
+    return LoopDecision(True, found.fingerprint, found.streak_key, 0, threshold)
+
+
+__all__ = [
+    "NUDGE",
+    "LoopDecision",
+    "LoopStatus",
+    "check",
+    "decide",
+    "open_loops",
+    "outcome_for",
+    "record_outcome",
+    "record_refusal",
+    "streak_failures",
+]

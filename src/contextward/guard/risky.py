@@ -1,0 +1,649 @@
+"""Risky shell commands: a verdict with reason codes for a handful of catastrophes.
+
+Owns the narrow list of commands that deserve one confirmation before they
+run: ``rm -r`` of ``/`` or the home directory, ``git push --force`` without a
+lease, ``git reset --hard``, ``mkfs`` or ``dd`` onto a device, ``chmod -R 777``
+of ``/`` or home, ``curl``/``wget`` piped into a shell, and ``sudo rm``.
+
+Detection works on real shell tokens — :mod:`shlex` with ``punctuation_chars``
+after a quote-aware pre-scan that separates ``;``, ``&&``, ``||``, ``|``,
+newlines, subshells and command substitutions — never on substrings, so
+benign lookalikes (``echo "rm -rf /"``, ``git push --force-with-lease``,
+``rm -rf ./build``, ``grep 'git reset --hard' notes.txt``) stay silent.
+
+This module never runs, rewrites or blocks a command and never logs one: it
+returns a :class:`RiskVerdict`; the host adapter decides what to ask.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from ..redact import mask
+
+__all__ = ["RISK_CODES", "RiskFinding", "RiskVerdict", "assess_command"]
+
+#: Every reason code :func:`assess_command` can return, with its meaning.
+RISK_CODES: dict[str, str] = {
+    "chmod-777-home": "recursive chmod 777 of the home directory",
+    "chmod-777-root": "recursive chmod 777 of the filesystem root",
+    "dd-device": "dd writing onto a device",
+    "git-push-force": "git push --force without --force-with-lease",
+    "git-reset-hard": "git reset --hard discards uncommitted work",
+    "mkfs-device": "mkfs formatting a device",
+    "pipe-to-shell": "downloaded script executed by a shell",
+    "rm-home": "recursive rm of the home directory",
+    "rm-root": "recursive rm of the filesystem root",
+    "sudo-rm": "rm run with sudo",
+}
+
+#: Longest command text analysed; the rest is ignored and the verdict says so.
+MAX_COMMAND_CHARS = 100_000
+#: How deep ``bash -c``, ``eval`` and substitutions are followed.
+MAX_DEPTH = 6
+_PREVIEW = 160
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+_DOWNLOADERS = frozenset({"curl", "wget"})
+_OPERATOR_CHARS = "();<>|&"
+# Quoted or escaped operator characters and braces are swapped for private-use
+# characters before shlex sees them, so a quoted ";" is never an operator.
+_PROTECTABLE = _OPERATOR_CHARS + "{}"
+_PROTECT = {ch: chr(0xE000 + i) for i, ch in enumerate(_PROTECTABLE)}
+_UNPROTECT = str.maketrans({v: k for k, v in _PROTECT.items()})
+_SUB_OPEN, _SUB_CLOSE = "\ue100", "\ue101"
+_SUB_RE = re.compile(f"{_SUB_OPEN}(\\d+){_SUB_CLOSE}")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_HOME = re.compile(r"^(~|\$HOME|\$\{HOME\})(/\*?)?$")
+_ROOT = frozenset({"/", "/*"})
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time"})
+_SAFE_DEVICES = ("null", "zero", "stdout", "stderr", "tty", "full", "random", "urandom")
+_WORLD_MODES = frozenset({"777", "0777", "a+rwx", "a=rwx", "ugo+rwx", "ugo=rwx", "+rwx"})
+
+
+@dataclass(frozen=True)
+class RiskFinding:
+    """One risky simple command: a stable ``code``, its meaning, and the (masked) command."""
+
+    code: str
+    reason: str
+    command: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "reason": self.reason, "command": self.command}
+
+
+@dataclass(frozen=True)
+class RiskVerdict:
+    """The verdict on one shell command line.
+
+    ``exact`` is False when the text could not be tokenised as written (an
+    unbalanced quote, or longer than :data:`MAX_COMMAND_CHARS`) and a lenient
+    reading was used instead.
+    """
+
+    findings: tuple[RiskFinding, ...] = ()
+    exact: bool = True
+
+    @property
+    def risky(self) -> bool:
+        return bool(self.findings)
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.code for f in self.findings))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "risky": self.risky,
+            "codes": list(self.codes),
+            "exact": self.exact,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+def assess_command(command: str) -> RiskVerdict:
+    """Return the risk verdict for one shell command line (never raises on any str)."""
+    exact = len(command) <= MAX_COMMAND_CHARS
+    findings: list[RiskFinding] = []
+    exact = _assess(command[:MAX_COMMAND_CHARS], 0, findings) and exact
+    unique = tuple(dict.fromkeys(findings))
+    return RiskVerdict(unique, exact)
+
+
+# --- parsing -----------------------------------------------------------------
+
+
+@dataclass
+class _Simple:
+    """A simple command: its words (redirections removed)."""
+
+    words: list[str]
+
+
+@dataclass
+class _Group:
+    """A subshell or brace group: a list of pipelines."""
+
+    pipelines: list[list[_Simple | _Group]] = field(default_factory=list)
+
+
+@dataclass
+class _Scan:
+    """The prepared text and the substitutions lifted out of it."""
+
+    text: str
+    subs: list[tuple[str, str]]  # (kind "$(" | "`" | "<(" | ">(", body)
+    exact: bool
+
+
+def _prescan(command: str) -> _Scan:
+    """Protect quoted operators, lift substitutions out, turn newlines into ``;``."""
+    out: list[str] = []
+    subs: list[tuple[str, str]] = []
+    exact = True
+    i, n = 0, len(command)
+    quote = ""  # "", "'" or '"'
+    at_word_start = True
+
+    def lift(kind: str, start: int) -> int:
+        body, end = _balanced(command, start, "`" if kind == "`" else ")")
+        subs.append((kind, body))
+        out.append(f"{_SUB_OPEN}{len(subs) - 1}{_SUB_CLOSE}")
+        return end
+
+    while i < n:
+        ch = command[i]
+        nxt = command[i + 1] if i + 1 < n else ""
+        if quote == "'":
+            if ch == "'":
+                quote = ""
+            out.append(_PROTECT.get(ch, ch))
+            i += 1
+            continue
+        if ch == "\\":
+            if nxt == "\n":
+                i += 2
+                continue
+            out.append(ch + _PROTECT.get(nxt, nxt))
+            i += 2
+            at_word_start = False
+            continue
+        if ch == "$" and nxt == "(":
+            if command.startswith("$((", i):
+                # Arithmetic: keep as one word, parentheses protected.
+                body, end = _balanced(command, i + 3, ")")
+                out.append("$" + "".join(_PROTECT.get(c, c) for c in f"(({body})"))
+                i = end
+            else:
+                i = lift("$(", i + 2)
+            at_word_start = False
+            continue
+        if ch == "`":
+            i = lift("`", i + 1)
+            at_word_start = False
+            continue
+        if quote == '"':
+            if ch == '"':
+                quote = ""
+            out.append(_PROTECT.get(ch, ch))
+            i += 1
+            continue
+        # Unquoted from here on.
+        if ch in "<>" and nxt == "(":
+            i = lift(ch + "(", i + 2)
+            at_word_start = False
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == "#" and at_word_start:
+            while i < n and command[i] != "\n":
+                i += 1
+            continue
+        elif ch == "\n":
+            out.append(" ; ")
+            i += 1
+            at_word_start = True
+            continue
+        out.append(ch)
+        at_word_start = ch.isspace() or ch in _OPERATOR_CHARS
+        i += 1
+    if quote:
+        exact = False
+        out.append(quote)
+    return _Scan("".join(out), subs, exact)
+
+
+def _balanced(text: str, start: int, closer: str) -> tuple[str, int]:
+    """The body from ``start`` up to the matching ``closer``, and the index after it."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch == "\\":
+            i += 2
+            continue
+        elif ch in "'\"" and closer != "`":
+            quote = ch
+        elif closer == "`" and ch == "`":
+            return text[start:i], i + 1
+        elif closer == ")" and ch == "(":
+            depth += 1
+        elif closer == ")" and ch == ")":
+            if depth == 0:
+                return text[start:i], i + 1
+            depth -= 1
+        i += 1
+    return text[start:], len(text)
+
+
+def _tokens(text: str) -> tuple[list[str], bool]:
+    """Shell tokens via shlex with punctuation_chars; lenient on a broken quote."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""  # comments are removed by the pre-scan, only at word starts
+    try:
+        return list(lexer), True
+    except ValueError:
+        # Only reachable through an escape at the very end; read it leniently.
+        return text.split(), False
+
+
+def _is_operator(token: str) -> bool:
+    return bool(token) and all(ch in _OPERATOR_CHARS for ch in token)
+
+
+def _parse(tokens: list[str]) -> _Group:
+    """Parse tokens into pipelines of simple commands and groups."""
+    root = _Group()
+    stack: list[_Group] = [root]
+    pipeline: list[_Simple | _Group] = []
+    pipelines_stack: list[list[_Simple | _Group]] = []
+    words: list[str] = []
+    redirect_next = False
+
+    def end_command() -> None:
+        nonlocal words
+        if words:
+            pipeline.append(_Simple(words))
+            words = []
+
+    def end_pipeline() -> None:
+        nonlocal pipeline
+        end_command()
+        if pipeline:
+            stack[-1].pipelines.append(pipeline)
+        pipeline = []
+
+    def open_group() -> None:
+        nonlocal pipeline
+        end_command()
+        group = _Group()
+        pipeline.append(group)
+        pipelines_stack.append(pipeline)
+        stack.append(group)
+        pipeline = []
+
+    def close_group() -> None:
+        nonlocal pipeline
+        end_pipeline()
+        if len(stack) > 1:
+            stack.pop()
+            pipeline = pipelines_stack.pop()
+
+    for token in tokens:
+        if redirect_next:
+            redirect_next = False
+            if not _is_operator(token):
+                continue
+        if _is_operator(token):
+            for part in _split_operator(token):
+                if part == "(":
+                    open_group()
+                elif part == ")":
+                    close_group()
+                elif part in ("|", "|&"):
+                    end_command()
+                elif part[0] in "<>" or part in ("&>", "&>>"):
+                    redirect_next = True
+                else:  # ; & && || ;; and friends
+                    end_pipeline()
+            continue
+        if token == "{" and not words:
+            open_group()
+        elif token == "}" and not words:
+            close_group()
+        else:
+            words.append(token.translate(_UNPROTECT))
+    end_pipeline()
+    while len(stack) > 1:
+        close_group()
+    return root
+
+
+def _split_operator(token: str) -> list[str]:
+    """Split a run of operator characters (``)|``, ``;(``) into shell operators."""
+    parts: list[str] = []
+    i = 0
+    known = ("&>>", "<<<", "&&", "||", "|&", ";;", ">>", "<<", ">&", "<&", "&>", ">|", "<>")
+    while i < len(token):
+        for op in known:
+            if token.startswith(op, i):
+                parts.append(op)
+                i += len(op)
+                break
+        else:
+            parts.append(token[i])
+            i += 1
+    return parts
+
+
+# --- analysis ----------------------------------------------------------------
+
+
+def _assess(command: str, depth: int, findings: list[RiskFinding]) -> bool:
+    scan = _prescan(command)
+    tokens, exact = _tokens(scan.text)
+    exact = exact and scan.exact
+    if depth < MAX_DEPTH:
+        for _kind, body in scan.subs:
+            exact = _assess(body, depth + 1, findings) and exact
+    tree = _parse(tokens)
+    context = _Context(scan.subs, depth, findings)
+    context.group(tree)
+    return exact and context.exact
+
+
+@dataclass
+class _Context:
+    subs: list[tuple[str, str]]
+    depth: int
+    findings: list[RiskFinding]
+    exact: bool = True
+
+    def group(self, group: _Group) -> None:
+        for pipeline in group.pipelines:
+            self.pipeline(pipeline)
+
+    def pipeline(self, stages: list[_Simple | _Group]) -> None:
+        downloaded = False
+        shown: list[str] = []  # the pipeline so far, for the finding's text
+        for stage in stages:
+            if isinstance(stage, _Group):
+                self.group(stage)
+                downloaded = downloaded or _downloads(stage)
+                shown.extend(("(…)", "|"))
+                continue
+            name, args, sudo = _resolve(stage.words)
+            shown.extend((*stage.words, "|"))
+            if downloaded and name in _SHELLS and _reads_stdin(args):
+                self.add("pipe-to-shell", shown[:-1])
+            self.simple(name, args, sudo, stage.words)
+            downloaded = downloaded or name in _DOWNLOADERS
+
+    def add(self, code: str, words: list[str]) -> None:
+        text = " ".join(w if w == "|" else _display(w, self.subs) for w in words)
+        if len(text) > _PREVIEW:
+            text = text[: _PREVIEW - 1] + "…"
+        self.findings.append(RiskFinding(code, RISK_CODES[code], mask(text)))
+
+    def recurse(self, text: str) -> None:
+        if self.depth < MAX_DEPTH:
+            self.exact = _assess(text, self.depth + 1, self.findings) and self.exact
+
+    def fetched(self, word: str) -> bool:
+        """Whether ``word`` holds a substitution whose body downloads something."""
+        return any(_text_downloads(self.subs[int(m)][1]) for m in _SUB_RE.findall(word))
+
+    def simple(self, name: str, args: list[str], sudo: bool, words: list[str]) -> None:
+        if sudo and name == "rm":
+            self.add("sudo-rm", words)
+        check = _CHECKS.get(name) or (_check_mkfs if name.startswith("mkfs.") else None)
+        if check is not None:
+            code = check(args)
+            if code:
+                self.add(code, words)
+        if name in _SHELLS or name in ("eval", "source", "."):
+            self.interpreter(name, args, words)
+
+    def interpreter(self, name: str, args: list[str], words: list[str]) -> None:
+        if name == "eval":
+            if any(self.fetched(a) for a in args):
+                self.add("pipe-to-shell", words)
+            self.recurse(" ".join(args))
+            return
+        if name in ("source", "."):
+            if args and self.fetched(args[0]):
+                self.add("pipe-to-shell", words)
+            return
+        script = _shell_script(args)
+        if script is not None:
+            if self.fetched(script):
+                self.add("pipe-to-shell", words)
+            self.recurse(script)
+            return
+        operand = next((a for a in args if not a.startswith("-")), None)
+        if operand is not None and self.fetched(operand):
+            self.add("pipe-to-shell", words)
+
+
+def _display(word: str, subs: list[tuple[str, str]]) -> str:
+    def restore(match: re.Match[str]) -> str:
+        kind, body = subs[int(match.group(1))]
+        closer = "`" if kind == "`" else ")"
+        return f"{kind}{body}{closer}"
+
+    shown = _SUB_RE.sub(restore, word)
+    return shlex.quote(shown) if shown != word or not shown or " " in shown else shown
+
+
+def _resolve(words: list[str]) -> tuple[str, list[str], bool]:
+    """Strip assignments, keywords and wrappers (sudo, env, nohup...): name, args, sudo."""
+    sudo = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.rsplit("/", 1)[-1]
+        if _ASSIGNMENT.match(word) or word in _KEYWORDS:
+            i += 1
+        elif name in ("sudo", "doas"):
+            sudo = True
+            i = _skip_options(words, i + 1, with_arg="ugCDprtUTh" if name == "sudo" else "uC")
+        elif name == "env":
+            i = _skip_options(words, i + 1, with_arg="uCS")
+        elif name in ("nohup", "command", "builtin", "exec", "stdbuf", "nice", "ionice"):
+            i = _skip_options(words, i + 1, with_arg="nacliCoe")
+        elif name == "timeout":
+            i = _skip_options(words, i + 1, with_arg="sk") + 1
+        else:
+            return name, words[i + 1 :], sudo
+    return "", [], sudo
+
+
+def _skip_options(words: list[str], i: int, *, with_arg: str) -> int:
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return i + 1
+        if _ASSIGNMENT.match(word):
+            i += 1
+            continue
+        if not word.startswith("-") or word == "-":
+            return i
+        if not word.startswith("--") and len(word) == 2 and word[1] in with_arg:
+            i += 2
+        else:
+            i += 1
+    return i
+
+
+def _short_flags(args: list[str]) -> tuple[set[str], set[str], list[str]]:
+    """Split ``args`` into short flag letters, long options and operands (``--`` aware)."""
+    short: set[str] = set()
+    long: set[str] = set()
+    operands: list[str] = []
+    options_done = False
+    for arg in args:
+        if options_done or arg == "-" or not arg.startswith("-"):
+            operands.append(arg)
+        elif arg == "--":
+            options_done = True
+        elif arg.startswith("--"):
+            long.add(arg.split("=", 1)[0])
+        else:
+            short.update(arg[1:])
+    return short, long, operands
+
+
+def _target(path: str) -> str:
+    """``root``, ``home`` or ``""`` for an rm/chmod operand."""
+    collapsed = re.sub(r"/{2,}", "/", path)
+    while collapsed.endswith("/.") and len(collapsed) > 2:
+        collapsed = collapsed[:-2] or "/"
+    if collapsed in _ROOT or collapsed == "/.":
+        return "root"
+    if _HOME.match(collapsed):
+        return "home"
+    return ""
+
+
+def _check_rm(args: list[str]) -> str:
+    short, long, operands = _short_flags(args)
+    if not ({"r", "R"} & short or "--recursive" in long):
+        return ""
+    targets = {_target(op) for op in operands}
+    if "root" in targets:
+        return "rm-root"
+    return "rm-home" if "home" in targets else ""
+
+
+def _check_chmod(args: list[str]) -> str:
+    short, long, operands = _short_flags(args)
+    if not ("R" in short or "--recursive" in long) or not operands:
+        return ""
+    if operands[0] not in _WORLD_MODES:
+        return ""
+    targets = {_target(op) for op in operands[1:]}
+    if "root" in targets:
+        return "chmod-777-root"
+    return "chmod-777-home" if "home" in targets else ""
+
+
+def _check_dd(args: list[str]) -> str:
+    for arg in args:
+        if arg.startswith("of=/dev/"):
+            device = arg[len("of=/dev/") :]
+            if device not in _SAFE_DEVICES and not device.startswith("fd/"):
+                return "dd-device"
+    return ""
+
+
+def _check_mkfs(args: list[str]) -> str:
+    return "mkfs-device" if any(a.startswith("/dev/") for a in args) else ""
+
+
+_GIT_GLOBAL_WITH_ARG = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
+
+
+def _check_git(args: list[str]) -> str:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_GLOBAL_WITH_ARG else 1
+    if i >= len(args):
+        return ""
+    sub, rest = args[i], args[i + 1 :]
+    if sub == "reset" and "--hard" in rest[: rest.index("--") if "--" in rest else None]:
+        return "git-reset-hard"
+    if sub == "push":
+        return _check_push(rest)
+    return ""
+
+
+def _check_push(args: list[str]) -> str:
+    force = lease = False
+    options_done = False
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif options_done or not arg.startswith("-"):
+            force = force or arg.startswith("+")
+        elif arg == "--":
+            options_done = True
+        elif arg.startswith("--"):
+            option = arg.split("=", 1)[0]
+            force = force or option == "--force"
+            lease = lease or option in ("--force-with-lease", "--force-if-includes")
+            if option == "--no-force-with-lease":
+                lease = False
+            skip = (
+                option in ("--push-option", "--repo", "--receive-pack", "--exec") and "=" not in arg
+            )
+        else:
+            for pos, letter in enumerate(arg[1:]):
+                if letter == "f":
+                    force = True
+                if letter == "o":
+                    skip = pos == len(arg) - 2  # -o takes the next word when nothing follows
+                    break
+    return "git-push-force" if force and not lease else ""
+
+
+_CHECKS = {
+    "chmod": _check_chmod,
+    "dd": _check_dd,
+    "git": _check_git,
+    "mke2fs": _check_mkfs,
+    "mkfs": _check_mkfs,
+    "rm": _check_rm,
+}
+
+
+def _shell_script(args: list[str]) -> str | None:
+    """The ``-c`` script of a shell invocation, if any."""
+    for pos, arg in enumerate(args):
+        if arg == "--" or not arg.startswith("-"):
+            return None
+        if not arg.startswith("--") and "c" in arg[1:]:
+            return args[pos + 1] if pos + 1 < len(args) else ""
+    return None
+
+
+def _reads_stdin(args: list[str]) -> bool:
+    """A shell with no script operand (or ``-s`` / ``-``) runs what arrives on stdin."""
+    if _shell_script(args) is not None:
+        return False
+    for arg in args:
+        if arg in ("-", "--"):
+            return True
+        if not arg.startswith("-"):
+            return False
+        if not arg.startswith("--") and "s" in arg[1:]:
+            return True
+    return True
+
+
+def _downloads(group: _Group) -> bool:
+    for pipeline in group.pipelines:
+        for stage in pipeline:
+            if isinstance(stage, _Group):
+                if _downloads(stage):
+                    return True
+            elif _resolve(stage.words)[0] in _DOWNLOADERS:
+                return True
+    return False
+
+
+def _text_downloads(text: str) -> bool:
+    scan = _prescan(text)
+    tokens, _ = _tokens(scan.text)
+    return _downloads(_parse(tokens))

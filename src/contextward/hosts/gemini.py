@@ -1,0 +1,134 @@
+"""Gemini CLI hooks: Gemini's events and its JSON-only stdout.
+
+    SessionStart   additionalContext: brief + state
+    BeforeAgent    additionalContext: the prompt's delta; after a compression, the restore block
+    BeforeTool     shell commands: {"decision": "deny"} for the loop brake and for risky
+                   commands (Gemini has no "ask": the reason tells the agent to ask the owner)
+    AfterTool      the outcome, once per call
+    PreCompress    the snapshot (advisory: Gemini lets nothing shape its compression)
+    SessionEnd     the automatic log entry
+
+Gemini's SessionStart has no ``compact`` source, so the restore block rides on
+the first prompt after a compression.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import IO, Any
+
+from . import hooks
+from .hookio import run_adapter
+from .hooks import Reply, Session
+
+HOST = "gemini"
+_SHELL_TOOLS = frozenset({"run_shell_command", "shell", "Bash"})
+
+
+def _text(payload: Mapping[str, Any], key: str) -> str:
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:
+    return hooks.session_start(session, source=_text(payload, "source"))
+
+
+def _before_agent(session: Session, payload: Mapping[str, Any]) -> Reply:
+    text = _text(payload, "prompt")
+    prompt_id = hashlib.sha256(f"{_text(payload, 'timestamp')}\0{text}".encode()).hexdigest()
+    delta = hooks.prompt(session, text, prompt_id) if text.strip() else hooks.SILENT
+    restore = hooks.restore_after_compaction(session)
+    context = "\n\n".join(part for part in (restore, delta.context) if part)
+    return Reply(context=hooks.bounded(context)) if context else hooks.SILENT
+
+
+def _before_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
+    tool_input = payload.get("tool_input")
+    if _text(payload, "tool_name") not in _SHELL_TOOLS or not isinstance(tool_input, Mapping):
+        return hooks.SILENT
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        return hooks.SILENT
+    reply = hooks.pre_shell(session, command)
+    if reply.decision == "ask":
+        return Reply(decision="deny", reason=f"{reply.reason}. Ask the owner before running it.")
+    return reply
+
+
+def _after_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
+    tool_input = payload.get("tool_input")
+    response = payload.get("tool_response")
+    code = 0
+    output = ""
+    if isinstance(response, Mapping):
+        raw = response.get("exit_code", response.get("exitCode", 0))
+        code = raw if isinstance(raw, int) else 0
+        output = "\n".join(
+            v for v in (response.get("output"), response.get("llmContent")) if isinstance(v, str)
+        )
+    name = _text(payload, "tool_name")
+    call_id = hashlib.sha256(
+        f"{_text(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode()
+    ).hexdigest()[:24]
+    return hooks.post_tool(
+        session,
+        tool_name="Bash" if name in _SHELL_TOOLS else name,
+        tool_use_id=call_id,
+        tool_input=tool_input if isinstance(tool_input, Mapping) else {},
+        failed=code != 0,
+        error=f"Exit code {code}" if code else "",
+        output=output,
+    )
+
+
+def _pre_compress(session: Session, payload: Mapping[str, Any]) -> Reply:
+    hooks.pre_compact(
+        session, payload.get("transcript_path"), trigger=_text(payload, "trigger") or "auto"
+    )
+    hooks.mark_restore_due(session)
+    return hooks.SILENT
+
+
+def _session_end(session: Session, payload: Mapping[str, Any]) -> Reply:
+    return hooks.stop(session, final=True)
+
+
+_HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Reply]] = {
+    "SessionStart": _session_start,
+    "BeforeAgent": _before_agent,
+    "BeforeTool": _before_tool,
+    "AfterTool": _after_tool,
+    "PreCompress": _pre_compress,
+    "SessionEnd": _session_end,
+}
+
+
+def render(event: str, reply: Reply) -> str:
+    if reply.empty:
+        return ""
+    if reply.decision is not None:
+        return json.dumps({"decision": "deny", "reason": reply.reason}, ensure_ascii=False) + "\n"
+    body = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": reply.context}}
+    return json.dumps(body, ensure_ascii=False) + "\n"
+
+
+def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    event = payload["hook_event_name"]
+    handler = _HANDLERS.get(event)
+    if handler is None:
+        return ""
+    session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
+    return render(event, handler(session, payload))
+
+
+def run(
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """``contextward hook gemini``."""
+    return run_adapter(handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env)

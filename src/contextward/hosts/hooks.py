@@ -1,0 +1,345 @@
+"""The host-neutral hook engine: what contextward does at each moment of a session.
+
+Host adapters (``claude_code``, ``codex``, ``gemini``) turn their payloads into
+calls here and the ``Reply`` back into their own output fields. The engine
+owns the policy of each moment:
+
+- session start: the brief and state block (after a compaction, the restore block first);
+- a prompt: recorded once for intent; only lines new since the last injection go back;
+- before a shell command: loop brake (deny), risky command (ask), else silence;
+- after a tool: the outcome once per tool call (loop brake, evidence for test commands,
+  files modified);
+- before compaction: snapshot of what must survive, stored; guidance for the summariser;
+- the summary seen (Claude: SubagentStop; any host: post-compaction): checked and stored;
+- stop / end: the session's automatic log entry when no checkpoint was written.
+
+Must never: print (adapters do), or raise past ``run_hook`` in a host adapter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..redact import mask
+from ..store import Store, project_root
+
+#: Everything a hook injects stays below the host's 10,000-character cap.
+MAX_INJECT = 9500
+#: A prompt's delta is small by design: the brief itself is not sent again.
+MAX_DELTA = 1500
+#: Commands whose outcome is evidence (a test or build run), matched on the first words.
+_TEST_COMMAND = re.compile(
+    r"(?:^|[;&|]\s*|\s)(?:pytest|py\.test|tox|nox|go test|cargo test|cargo nextest|npm (?:run )?test"
+    r"|pnpm (?:run )?test|yarn test|bun test|make (?:test|check)|mvn (?:test|verify)|gradle test"
+    r"|ctest|rspec|phpunit|jest|vitest|mocha|python -m (?:pytest|unittest)|node --test|dotnet test)\b"
+)
+_EXIT_CODE = re.compile(r"[Ee]xit code (\d{1,3})")
+
+Decision = Literal["deny", "ask"]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the engine asks the host to do. Empty: say nothing at all."""
+
+    context: str = ""  # injected for the model
+    decision: Decision | None = None  # for a tool call
+    reason: str = ""  # why, shown to the model / the user
+    plain: str = ""  # plain stdout (PreCompact guidance for the summariser)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.context or self.decision or self.plain)
+
+
+SILENT = Reply()
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """Where a hook runs: the project, the host's session id, and the environment."""
+
+    root: Path
+    session_id: str
+    host: str
+    env: Mapping[str, str]
+
+    @classmethod
+    def locate(cls, cwd: object, session_id: object, host: str, env: Mapping[str, str]) -> Session:
+        start = Path(cwd) if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
+        if start is None:
+            fallback = env.get("CLAUDE_PROJECT_DIR") or env.get("GEMINI_PROJECT_DIR")
+            start = Path(fallback) if fallback and Path(fallback).is_dir() else Path.cwd()
+        sid = session_id if isinstance(session_id, str) and session_id else "unknown"
+        return cls(project_root(start), sid[:200], host, env)
+
+    def open(self) -> Store:
+        return Store.open(self.root)
+
+
+def bounded(text: str, limit: int = MAX_INJECT) -> str:
+    if len(text) <= limit:
+        return text
+    note = "\n(cut to fit the host's limit: run `contextward brief` for the rest)"
+    return text[: limit - len(note)] + note
+
+
+def session_start(session: Session, *, source: str) -> Reply:
+    """The brief and state block; after a compaction, the restore block first.
+
+    On a resume the host replays the earlier injection, so an unchanged brief
+    is not sent again. After a compaction the owner's own statements are left
+    out: the summary and the restore block carry conversation items, and a
+    kept item must not come back twice.
+    """
+    from ..brief import render_brief
+    from ..brief.restore import plan_restore, render_restore
+    from ..state import session_start as start
+
+    with session.open() as store:
+        known = store.sessions.get(session.session_id)
+        start(store, session.session_id, host=session.host)
+        parts = []
+        if source == "compact":
+            restore = render_restore(plan_restore(store, session_id=session.session_id))
+            if restore:
+                parts.append(restore)
+        brief = render_brief(store, session_id=session.session_id, env=session.env)
+        replayed = (
+            source == "resume"
+            and known is not None
+            and known.data.get("brief_digest") == brief.digest
+        )
+        if source == "compact":
+            parts.append(brief.without("owner_statements"))
+        elif not replayed:
+            parts.append(brief.text)
+        state = _state_block(session, store)
+        if state:
+            parts.append(state)
+        _remember_injection(store, session, brief.text, brief.digest)
+    return Reply(context=bounded("\n\n".join(p for p in parts if p)))
+
+
+def prompt(session: Session, text: str, prompt_id: object) -> Reply:
+    """Record the owner's prompt once; inject only brief lines not injected before."""
+    from ..brief import render_brief
+
+    with session.open() as store:
+        pid = prompt_id if isinstance(prompt_id, str) and prompt_id else None
+        recorded = store.prompts.record(text, session_id=session.session_id, prompt_id=pid)
+        if recorded is None:
+            return SILENT  # the same prompt fired twice
+        data = _session_data(store, session)
+        brief = render_brief(store, session_id=session.session_id, env=session.env)
+        if brief.digest == data.get("brief_digest"):
+            return SILENT
+        known = data.get("brief_lines")
+        seen = set(known) if isinstance(known, list) else set()
+        new: list[str] = []
+        for section in brief.sections:
+            # The owner's own words are already in the conversation: never echo them back.
+            if section.name == "owner_statements":
+                continue
+            fresh = [line for line in section.lines if _line_key(line) not in seen]
+            if fresh:
+                new += [f"{section.title}:", *fresh]
+        _remember_injection(store, session, brief.text, brief.digest)
+    if not new:
+        return SILENT
+    delta = "contextward: new in the project record since the brief:\n" + "\n".join(new)
+    return Reply(context=bounded(delta, MAX_DELTA))
+
+
+def pre_shell(session: Session, command: str) -> Reply:
+    """Loop brake first (deny), then risky commands (ask); benign commands get silence."""
+    from ..guard.loops import decide, record_refusal
+    from ..guard.risky import assess_command
+    from ..store.config import load_config
+
+    if not command.strip():
+        return SILENT
+    threshold = load_config(session.root, env=session.env).loop_block_after
+    with session.open() as store:
+        decision = decide(store, command, threshold=threshold, session_id=session.session_id)
+        if not decision.allowed:
+            record_refusal(store, decision, source=session.host, session_id=session.session_id)
+            return Reply(decision="deny", reason=decision.reason)
+    verdict = assess_command(command)
+    if verdict.risky:
+        reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
+        return Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
+    return SILENT
+
+
+def post_tool(
+    session: Session,
+    *,
+    tool_name: str,
+    tool_use_id: str,
+    tool_input: Mapping[str, object],
+    failed: bool,
+    error: str = "",
+    output: str = "",
+) -> Reply:
+    """Record one tool call's outcome, once per tool call id."""
+    from ..guard.loops import record_outcome
+    from ..state import StateProject, file_modified, tool_called
+
+    with session.open() as store:
+        if not tool_called(store, session.session_id, key=tool_use_id or None, tool=tool_name):
+            return SILENT  # the same tool call reported twice
+        command = tool_input.get("command")
+        if tool_name == "Bash" and isinstance(command, str) and command.strip():
+            code = _exit_code(error) if failed else 0
+            if _TEST_COMMAND.search(command):
+                _record_evidence(store, session, command, code, output or error)
+            else:
+                record_outcome(
+                    store, command, code, source=session.host, session_id=session.session_id
+                )
+        path = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if isinstance(path, str) and path and not failed:
+            project = StateProject.open(session.root)
+            file_modified(store, session.session_id, path, project=project)
+    return SILENT
+
+
+def pre_compact(
+    session: Session, transcript_path: object, *, trigger: str, transcript_format: str | None = None
+) -> Reply:
+    """Snapshot what must survive (stored) and hand the guidance to the summariser."""
+    from ..compaction import capture
+    from ..inspect import open_transcript
+
+    path = Path(transcript_path) if isinstance(transcript_path, str) else None
+    label = f"{session.host}:{trigger}"
+    with session.open() as store:
+        if path is not None and path.is_file():
+            with path.open("rb") as stream:
+                messages = open_transcript(stream, transcript_format).messages
+                taken = capture(
+                    store, messages, session_id=session.session_id, label=label, env=session.env
+                )
+        else:  # no transcript to read: the project record alone
+            taken = capture(store, (), session_id=session.session_id, label=label, env=session.env)
+        store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
+    return Reply(plain=bounded(taken.guidance))
+
+
+def summary_seen(session: Session, summary: str, *, source: str) -> Reply:
+    """Check a compaction summary against the pending snapshot and store the report."""
+    from ..compaction import check_summary
+
+    if not summary.strip():
+        return SILENT
+    with session.open() as store:
+        data = _session_data(store, session)
+        pending = data.get("pending_snapshot")
+        if source == "subagent" and not isinstance(pending, int):
+            return SILENT  # a subagent that is not a compaction summariser
+        record = store.snapshots.get(pending) if isinstance(pending, int) else None
+        check_summary(
+            store, summary, session_id=session.session_id, source=source, snapshot_record=record
+        )
+    return SILENT
+
+
+def mark_restore_due(session: Session) -> None:
+    """For hosts without a post-compaction session start: restore on the next prompt."""
+    with session.open() as store:
+        store.sessions.update(session.session_id, {"restore_due": True})
+
+
+def restore_after_compaction(session: Session) -> str:
+    """The restore block once after a compaction that ``mark_restore_due`` recorded."""
+    from ..brief.restore import plan_restore, render_restore
+
+    with session.open() as store:
+        if not _session_data(store, session).get("restore_due"):
+            return ""
+        store.sessions.update(session.session_id, {"restore_due": False})
+        return render_restore(plan_restore(store, session_id=session.session_id))
+
+
+def compaction_done(session: Session) -> None:
+    with session.open() as store:
+        store.sessions.update(session.session_id, {"pending_snapshot": None})
+
+
+def stop(session: Session, *, final: bool) -> Reply:
+    """End of a turn (idle) or of the session: the automatic log entry when due."""
+    from ..state import StateProject, session_end
+
+    with session.open() as store:
+        session_end(
+            store, session.session_id, project=StateProject.open(session.root), idle=not final
+        )
+    return SILENT
+
+
+# --- helpers -------------------------------------------------------------------
+
+
+def _state_block(session: Session, store: Store) -> str:
+    from ..brief.state_block import state_block
+    from ..state import StateProject
+
+    return state_block(StateProject.open(session.root), store=store, session_id=session.session_id)
+
+
+def _session_data(store: Store, session: Session) -> dict[str, object]:
+    row = store.sessions.get(session.session_id)
+    if row is None:
+        store.sessions.start(session.session_id, host=session.host)
+        return {}
+    return dict(row.data)
+
+
+def _lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def _line_key(line: str) -> str:
+    return hashlib.sha256(" ".join(line.split()).encode()).hexdigest()[:16]
+
+
+def _remember_injection(store: Store, session: Session, text: str, digest: str) -> None:
+    _session_data(store, session)
+    store.sessions.update(
+        session.session_id,
+        {"brief_digest": digest, "brief_lines": sorted({_line_key(line) for line in _lines(text)})},
+    )
+
+
+def _exit_code(error: str) -> int:
+    found = _EXIT_CODE.search(error)
+    code = int(found.group(1)) if found else 1
+    return code or 1
+
+
+def _record_evidence(store: Store, session: Session, command: str, code: int, output: str) -> None:
+    from ..guard.fingerprint import assess
+    from ..guard.loops import outcome_for
+
+    found = assess(command)
+    verdict = "fail" if code else ("ok" if found.trusted else "untrusted")
+    store.evidence.record(
+        command=command,
+        fingerprint=found.fingerprint,
+        streak_key=found.streak_key,
+        cwd=str(session.root),
+        exit_code=code,
+        duration_ms=0,
+        verdict=verdict,
+        reasons=found.untrusted_reasons if verdict == "untrusted" else (),
+        digest=mask(output[-2000:]),
+        output_bytes=len(output.encode("utf-8", "replace")),
+        attempt_outcome=outcome_for(found, code),
+        session_id=session.session_id,
+    )

@@ -1,0 +1,92 @@
+"""Memory candidates and the inspection result: the JSON contract of ``inspect``.
+
+Owns the candidate value, its stable id and the result's JSON form (masked).
+Never classifies or decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..redact import mask
+
+Action = Literal["keep", "drop", "review"]
+ACTIONS: tuple[Action, ...] = ("keep", "drop", "review")
+SCHEMA_VERSION = 1
+
+
+def candidate_id(source: str, kind: str, text: str) -> str:
+    """A stable id: the same source message, kind and text always give the same id."""
+    digest = hashlib.sha1(f"{source}\x1f{kind}\x1f{text}".encode(), usedforsecurity=False)
+    return f"{kind}-{digest.hexdigest()[:10]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One verbatim span that may be worth remembering, with the policy's verdict."""
+
+    id: str
+    kind: str
+    content: str
+    importance: float
+    confidence: float
+    action: Action
+    critical: bool
+    reason: str
+    sources: tuple[str, ...]
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    position: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's candidate object, with secrets masked in the content."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "content": mask(self.content),
+            "importance": self.importance,
+            "confidence": self.confidence,
+            "action": self.action,
+            "critical": self.critical,
+            "reason": self.reason,
+            "sources": list(self.sources),
+            "supersedes": list(self.supersedes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class InspectionResult:
+    """All candidates of one inspection, in transcript order, and how they were found."""
+
+    candidates: tuple[Candidate, ...]
+    messages: int
+    mode: Literal["rules", "provider"] = "rules"
+    format: str | None = None
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    fallback_reason: str | None = None
+    provider_rejected: int = 0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = dict.fromkeys(ACTIONS, 0)
+        for candidate in self.candidates:
+            out[candidate.action] += 1
+        return out
+
+    def by_id(self) -> dict[str, Candidate]:
+        return {candidate.id: candidate for candidate in self.candidates}
+
+    def with_action(self, action: Action) -> list[Candidate]:
+        return [c for c in self.candidates if c.action == action]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Exactly the ``contextward inspect --json`` contract of DESIGN.md."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "mode": self.mode,
+            "messages": self.messages,
+            "candidates": [candidate.to_dict() for candidate in self.candidates],
+            "counts": self.counts(),
+        }

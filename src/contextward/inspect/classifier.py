@@ -1,0 +1,249 @@
+"""Rule classification of one unit, aware of who said it and where.
+
+Owns the mapping from cues (lexicon) to a kind with an importance, a
+confidence and a human reason. The user's word outranks the assistant's: an
+assistant cannot impose a constraint, requirement or preference, and its
+narration ("Let me check…") is transient. The first user message is where
+goals live. Never decides keep/drop (that is the policy) and never rewrites
+text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import lexicon as lx
+from .message import Role
+from .segment import Unit
+
+#: Kinds worth remembering, and the noise kinds.
+MEMORY_KINDS: tuple[str, ...] = (
+    "goal",
+    "constraint",
+    "preference",
+    "requirement",
+    "decision",
+    "rejected",
+    "todo",
+    "state",
+    "fact",
+    "correction",
+    "risk",
+    "lesson",
+)
+NOISE_KINDS: tuple[str, ...] = ("tool_output", "transient")
+ALL_KINDS: tuple[str, ...] = MEMORY_KINDS + NOISE_KINDS
+#: Kinds whose loss breaks later work: they are marked critical.
+CRITICAL_KINDS = frozenset(
+    {"goal", "constraint", "requirement", "decision", "rejected", "todo", "correction"}
+)
+#: How much each kind matters, before role and signal strength.
+IMPORTANCE: dict[str, float] = {
+    "goal": 0.95,
+    "constraint": 0.95,
+    "correction": 0.9,
+    "requirement": 0.9,
+    "decision": 0.9,
+    "rejected": 0.85,
+    "todo": 0.85,
+    "preference": 0.8,
+    "state": 0.8,
+    "fact": 0.8,
+    "risk": 0.8,
+    "lesson": 0.8,
+    "transient": 0.1,
+    "tool_output": 0.05,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Where a unit was said: the speaker's role, a compaction summary, the opening request."""
+
+    role: Role
+    summary: bool = False
+    opening: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    kind: str
+    importance: float
+    confidence: float
+    reason: str
+    replaces: bool = False
+
+
+_QUESTION = re.compile(r"[?？]\s*$")
+_NUMBER = re.compile(r"\d")
+_LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
+_VAGUE = frozenset(
+    {"the", "a", "an", "this", "that", "it", "to", "be", "only", "just", "yet", "now"}
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]{3,}")
+_INSTEAD_OF = re.compile(
+    r"\b(?:instead of|rather than|not)\s+([`\w./-]+(?:\s[A-Z][\w./-]*)?)|(?:而不是|不用|不再\S?)\s*([\w./-]+)",
+    re.I,
+)
+
+
+def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
+    """The kind of ``unit`` (the ``index``-th of its message) said in ``ctx``, with why."""
+    text = unit.text
+    low = text.lower()
+    if unit.heading or (ctx.summary and lx.SUMMARY_BOILERPLATE.search(low)):
+        return _noise("transient", 0.9, "a heading or summary boilerplate")
+    if unit.code:
+        return _noise("transient", 0.8, "a code block or command line")
+    if _LIST_TITLE.match(text) and weight(text) < 30:
+        return _noise("transient", 0.85, "the title of a list")
+    if lx.ACK.match(low):
+        return _noise("transient", 0.95, "an acknowledgement")
+    memo: list[bool] = []
+
+    def replaces() -> bool:
+        # Computed only for memories: most units are noise and never need it.
+        if not memo:
+            memo.append(bool(lx.SUPERSEDE.search(low) or lx.CORRECTION.search(low)))
+        return memo[0]
+
+    if ctx.role == "assistant" and lx.ECHO.match(low) and weight(text) < 60:
+        return _noise("transient", 0.85, "the assistant echoing what it was told")
+    speaker: str = "the user" if ctx.role == "user" else ctx.role
+    if ctx.summary:
+        speaker = "a compaction summary"
+    for kind, label in lx.LABELS if lx.LABEL_ANY.match(low) else ():
+        if label.match(low):
+            if kind in ("constraint", "requirement", "preference") and ctx.role == "assistant":
+                return _mem(kind, 0.75, f"labelled {kind}, but said by the assistant", replaces())
+            return _mem(kind, 0.95, f"labelled '{kind}' by {speaker}", replaces())
+    authority = ctx.role in ("user", "system")
+    if ctx.role == "user" and lx.CORRECTION.search(low) and not _QUESTION.search(text):
+        return _mem("correction", 0.9, "the user corrects an earlier statement", True)
+    if lx.REJECTED.search(low):
+        conf = 0.9 if lx.REASON.search(low) else 0.82
+        why = "with its reason" if conf > 0.85 else "without a stated reason"
+        return _mem("rejected", conf, f"an approach ruled out by {speaker}, {why}", replaces())
+    if authority and lx.STRONG_PREFERENCE.search(low) and not _QUESTION.search(text):
+        return _mem("preference", 0.88, f"a preference of {speaker}", replaces())
+    if (
+        authority
+        and (lx.CONSTRAINT_START.match(low) or lx.CONSTRAINT.search(low))
+        and not _QUESTION.search(text)
+    ):
+        return _mem("constraint", 0.9, f"a standing rule from {speaker}", replaces())
+    if lx.DECISION.search(low) and not _QUESTION.search(text):
+        return _mem(
+            "decision", 0.9 if authority else 0.85, f"a choice stated by {speaker}", replaces()
+        )
+    if ctx.role == "user" and lx.USE.match(low):
+        return _mem("decision", 0.88, "the user names what to use", replaces())
+    if lx.TODO.search(low) and (
+        ctx.role != "assistant" or not lx.NARRATION.match(low) or lx.TODO_DEADLINE.search(low)
+    ):
+        return _mem("todo", 0.85, f"open work noted by {speaker}", replaces())
+    if authority and lx.GOAL.search(low):
+        return _mem("goal", 0.9, f"what {speaker} wants achieved", replaces())
+    if (
+        ctx.role == "user"
+        and ctx.opening
+        and (index == 0 or lx.IMPERATIVE.match(low))
+        and (not _QUESTION.search(text) or lx.REQUEST_QUESTION.match(low))
+    ):
+        return _mem("goal", 0.85, "the opening request of the user", replaces())
+    if ctx.role == "user" and lx.KEEP_IMPERATIVE.match(low):
+        return _mem("preference", 0.85, "how the user wants something kept", replaces())
+    if authority and lx.PREFERENCE.search(low):
+        return _mem("preference", 0.85, f"a preference of {speaker}", replaces())
+    if authority and lx.REQUIREMENT.search(low) and not _QUESTION.search(text):
+        return _mem("requirement", 0.85, f"a requirement from {speaker}", replaces())
+    if ctx.role == "assistant" and lx.CONSTRAINT_START.match(low):
+        return _mem("constraint", 0.7, "a rule stated only by the assistant", replaces())
+    if lx.RISK.search(low):
+        return _mem("risk", 0.8, f"a risk noted by {speaker}", replaces())
+    if lx.LESSON.search(low):
+        return _mem("lesson", 0.8, f"a lesson noted by {speaker}", replaces())
+    if lx.STATE.search(low) and not _QUESTION.search(text):
+        return _mem("state", 0.82, f"the current state, per {speaker}", replaces())
+    if lx.FACT.search(low) and not _QUESTION.search(text):
+        return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
+    if ctx.role == "user" and (lx.IMPERATIVE.search(low) or lx.REQUEST_QUESTION.match(low)):
+        return _mem("todo", 0.82, "a request of the user", replaces())
+    if ctx.role == "assistant" and lx.RESOLVED.search(low):
+        return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
+    if (
+        ctx.role == "assistant"
+        and replaces()
+        and (lx.INTENT.match(low) or lx.NARRATION.match(low))
+        and weight(text) > 30
+    ):
+        return _mem("decision", 0.82, "the assistant replaces an earlier approach", replaces())
+    if ctx.role == "assistant" and lx.COMPLY.match(low):
+        return _noise("transient", 0.85, "the assistant promising to follow a rule")
+    if ctx.role == "assistant" and lx.TODO_DEADLINE.search(low) and lx.INTENT.match(low):
+        return _mem("todo", 0.82, "work the assistant commits to before a deadline", replaces())
+    if ctx.role == "assistant" and lx.INVESTIGATE.match(low):
+        return _noise("transient", 0.9, "the assistant narrating its next step")
+    if (
+        ctx.role == "assistant"
+        and lx.INTENT.match(low)
+        and weight(text) > 30
+        and not lx.EPILOGUE.search(low)
+    ):
+        return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
+    if ctx.role == "assistant" and lx.NARRATION.match(low):
+        return _noise("transient", 0.9, "the assistant narrating its next step")
+    if _QUESTION.search(text):
+        return _noise("transient", 0.85, f"a question from {speaker}")
+    detail = bool(
+        lx.IDENTIFIER.search(text)
+        or _NUMBER.search(text)
+        or (_CJK.search(text) and _LATIN.search(text))
+    )
+    if ctx.role == "user" and (detail or weight(text) > 40 or unit.bullet):
+        return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
+    if ctx.role == "assistant" and lx.NARRATION.match(low):
+        return _noise("transient", 0.9, "the assistant narrating its next step")
+    if (
+        ctx.role == "assistant"
+        and _CJK.search(text)
+        and lx.FINDING.search(low)
+        and weight(text) > 40
+    ):
+        return _mem("fact", 0.8, "a finding explained by the assistant", replaces())
+    if detail and weight(text) > 25:
+        return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
+    if authority and detail and weight(text) > 30:
+        return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
+    if weight(text) > (50 if ctx.role == "assistant" else 25):
+        # Substantive but unrecognised: not certain enough to drop alone.
+        return _noise(
+            "transient", 0.6, f"a substantive statement by {speaker} with no memory signal"
+        )
+    return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
+
+
+def weight(text: str) -> int:
+    """Length with a CJK character counted like a short word, so thresholds fit both scripts."""
+    return len(text) + 2 * len(_CJK.findall(text))
+
+
+def replaced_subject(text: str) -> str | None:
+    """What a superseding statement says it replaces ("instead of X"), if named."""
+    match = _INSTEAD_OF.search(text)
+    if not match:
+        return None
+    subject = (match.group(1) or match.group(2) or "").strip("`.,;:")
+    if len(subject) < 2 or subject.casefold() in _VAGUE:
+        return None
+    return subject
+
+
+def _mem(kind: str, confidence: float, reason: str, replaces: bool) -> Classification:
+    return Classification(kind, IMPORTANCE[kind], confidence, reason, replaces)
+
+
+def _noise(kind: str, confidence: float, reason: str) -> Classification:
+    return Classification(kind, IMPORTANCE[kind], confidence, reason)

@@ -1,0 +1,25 @@
+"""A candidate under construction: mutable while one inspection merges and links it.
+
+Owned by the inspector; frozen into a ``Candidate`` at the end. Never escapes
+an inspection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Draft:
+    id: str
+    kind: str
+    content: str
+    importance: float
+    confidence: float
+    reason: str
+    sources: list[str]
+    position: int
+    replaces: bool = False
+    role: str = "user"
+    supersedes: list[str] = field(default_factory=list)
+    superseded_by: str | None = None

@@ -1,0 +1,264 @@
+"""The English and Chinese cues that signal each kind of memory.
+
+Every pattern is lowercase and must be matched against lowercased text
+(``IDENTIFIER`` excepted: it reads case).
+
+Owns only patterns (data). The classifier decides what a match means, by
+role and position; nothing here looks at roles.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    # Compiled case-sensitive and matched against lowercased text: much faster than re.I.
+    return re.compile(pattern)
+
+
+#: ``Label: text`` prefixes, the strongest signal there is.
+LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, _re(rf"^\W{{0,3}}(?:{words})\W{{0,3}}\s*[:：]"))
+    for kind, words in (
+        ("goal", r"goal|goals|objective|aim|mission|目标|目的"),
+        (
+            "constraint",
+            r"constraint|constraints|hard rule|rule|rules|restriction|约束|限制|规则|红线",
+        ),
+        ("decision", r"decision|decided|final decision|final choice|决定|决策|结论|选型"),
+        ("rejected", r"rejected|dropped|abandoned|ruled out|failed attempt|放弃|弃用|否决"),
+        (
+            "todo",
+            r"todo|to do|to-do|next|next steps?|still open|open|open items?|pending|remaining|follow[- ]?ups?|待办|下一步|未完成|遗留",
+        ),
+        ("state", r"status|state|progress|current state|done so far|现状|状态|进度|当前进展"),
+        ("preference", r"preference|preferences|style|偏好|风格"),
+        ("requirement", r"requirement|requirements|acceptance criteria|spec|需求|要求|验收标准"),
+        ("correction", r"correction|更正|纠正"),
+        ("risk", r"risk|risks|warning|caution|careful|watch out|heads up|风险|警告|注意|小心"),
+        ("lesson", r"lesson|lessons|learned|gotcha|教训|经验"),
+        ("fact", r"fyi|note|facts?|context|备注|背景"),
+    )
+)
+
+#: Any ``Label:`` prefix at all; most units have none, so this spares the loop.
+LABEL_ANY = _re("|".join(f"(?:{label.pattern})" for _, label in LABELS))
+
+ACK = _re(
+    r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|"
+    r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
+    r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|that'?s all(?: for (?:now|today))?|"
+    r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|这个可以|可以的|就这样|"
+    r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的)[\s.!,。！~…]*$"
+)
+
+CORRECTION = _re(
+    r"^(?:no\s*[—–-]|no[.,]\s)|^(?:actually|correction|wait|sorry|oops|nope|hmm,? (?:actually|rather|no)|scratch that|"
+    r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
+    r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i))\b|"
+    r"^(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下)|应该是|我的意思是"
+)
+
+SUPERSEDE = _re(
+    r"\b(?:instead|rather than|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|"
+    r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with|replaced by|change(?:d)? (?:it |that )?to|"
+    r"mov(?:e|ed|ing) (?:to|from)|now (?:use|uses|using|we use)|go with \S+ after all|back to)\b|"
+    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|取代|而不是"
+)
+
+REJECTED = _re(
+    r"\b(?:(?:was|were|got|been|is|are) (?:dropped|rejected|abandoned|ruled out|scrapped|ditched|reverted|"
+    r"removed from consideration|a dead end|not an option)|"
+    r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
+    r"backed out|reverted|threw out)|gave up on|decided against|ruled out|"
+    r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
+    r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
+    r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
+    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)"
+)
+
+REASON = _re(
+    r"\b(?:because|since|due to|caus(?:ed|es|ing)|too (?:slow|big|large|flaky|heavy|expensive)|"
+    r"kept (?:failing|locking|timing|crashing|breaking)|led to|so (?:we|i))\b|"
+    r"因为|由于|导致|原因|所以"
+)
+
+DECISION = _re(
+    r"\b(?:we(?:'ll| will| are going to|'re going to| should| shall) (?:use|go with|store|keep|adopt|"
+    r"stick with|switch to|move to|build on|rely on)|(?:decided|decide) (?:to|on)|going with|go with|"
+    r"chose|chosen|picked|opted for|settled on|agreed on|landed on|standardi[sz]ed on|"
+    r"let'?s (?:use|go with|stick with|switch to|keep using|store|adopt)|use \S+(?: \S+)? instead|"
+    r"switch(?:ed|ing)? (?:to|over to)|the plan is|we(?:'re| are) (?:using|storing|going with)|"
+    r"final (?:choice|answer|pick|decision)|the (?:\w+ )?fix (?:goes|is|will be)|"
+    r"(?:using|opening|storing|moving|switching|keeping) (?:\S+ ){0,3}(?:instead|in|with|to))\b|"
+    r"^那就|^那我们就|决定|选择了|选定|采用|最终(?:选|用|方案|决定)|改用|就用|定为|方案是|换成|统一用|"
+    r"用\s*[a-z][\w.-]*\s*(?:部署|实现|存储|来|做|写)|双写|方案"
+)
+
+CONSTRAINT_START = _re(
+    r"^(?:please,? )?(?:don'?t|do not|never|avoid|stop|no more|under no circumstances|"
+    r"不要|不能|不准|不许|禁止|别|切勿|千万别|千万不要|不得|严禁|绝不|永远不要|避免)"
+)
+CONSTRAINT = _re(
+    r"\b(?:never|must not|mustn'?t|must never|may not|can'?t|cannot|can not|should not|shouldn'?t|should never|do not|don'?t|"
+    r"is not allowed|are not allowed|not allowed to|isn'?t allowed|aren'?t allowed|forbidden|prohibited|"
+    r"off[- ]limits|hands off|read[- ]only|under no circumstances|without (?:asking|approval|permission|"
+    r"my (?:ok|okay|approval|permission)|a review|changing|touching|breaking)|always|no longer|"
+    r"stick to|stays? (?:on|within|under|below|valid|the same|compatible|working|supported|available)|leave (?:\S+ ){1,4}(?:alone|as is|untouched|unchanged)|"
+    r"stays? (?:untouched|unchanged|as is|frozen|put|pinned|on)|is frozen|are frozen|"
+    r"(?:must|has to|have to|needs? to) (?:stay|remain|keep)|remains? (?:backward|compatible|unchanged)|"
+    r"backward[- ]compatib\w*|(?:changes|everything|all \w+|it) (?:go|goes|must go|has to go) through|"
+    r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
+    r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
+    r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|^only\b|"
+    r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
+    r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|^no \w+|is a hard requirement|"
+    r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing))\b|"
+    r"不要|不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
+    r"始终|保持|避免|不再|一定要|得继续|继续用|别(?![人的处名])"
+)
+
+GOAL = _re(
+    r"\b(?:goal|objective|the aim|the point is|we(?:'re| are) (?:building|adding|trying to|working on|"
+    r"implementing|migrating|porting|moving|rewriting|replacing)|i(?:'m| am) (?:building|trying to|working on)|"
+    r"i want (?:to|you to)|i(?:'d| would) like (?:to|you to)|i need (?:you )?to|"
+    r"we need to (?:ship|build|add|implement|migrate|get|port|move|replace|support)|the task is|"
+    r"your (?:job|task) is|end result|by (?:friday|monday|tuesday|wednesday|thursday|saturday|sunday|"
+    r"the end of|end of)|deadline|(?:user|they|owner) (?:wants?|asked|requested))\b|"
+    r"目标|目的是|任务是|我们要|我想要|我想让|我需要你|需要实现|打算|希望你|帮我(?:把|实现|做|加|写)"
+)
+
+PREFERENCE = _re(
+    r"\b(?:i (?:prefer|'d prefer|would prefer|'d rather|would rather|like (?:it|my|the|to|when)|"
+    r"want (?:it|them) (?:to be|in))|prefer(?:ably|red|s)?|please (?:use|write|keep|name|format)|"
+    r"(?:in|use) (?:\w+ ){0,2}(?:style|format|casing|naming)|i(?:'d| would) (?:rather|like)|"
+    r"(?:nicer|cleaner) (?:if|to)|(?:is|are) (?:enough|plenty|fine for now))\b|"
+    r"我更喜欢|我喜欢|偏好|倾向于|更倾向|最好用|尽量|习惯用|请用|风格|保持一致|就够了|就行|就可以了"
+)
+
+REQUIREMENT = _re(
+    r"\b(?:must|has to|have to|needs? to|should|required|requires?|mandatory|make sure|ensure|it is essential|"
+    r"expected to|acceptance criteria|supports?|compatible with|at least|at most|no more than|within \d|"
+    r"needs? (?:the same|a|an))\b|需要|必须|要求|应该|确保|保证|支持|兼容|至少|最多|不超过|控制在|以内|要"
+)
+
+TODO = _re(
+    r"\b(?:todo|to-do|still (?:need|needs|open|missing|broken|fails|failing|returns|to|pending|has|have)|"
+    r"not (?:yet|done|finished|implemented|wired|handled|covered)|not (?:\w+ ){1,2}yet|isn'?t (?:\w+ )?yet|hasn'?t been|haven'?t (?:done|implemented|"
+    r"finished|added|written|wired|handled|touched)|is (?:still )?(?:unfinished|incomplete|pending|"
+    r"todo|stubbed)|is still (?:missing|broken)|remains? (?:open|to be|broken|unsolved)|left to do|next (?:step|up)|follow[- ]up|"
+    r"later we|(?:we|i)(?:'ll)? (?:still )?need to|we have to|need to (?:add|fix|write|implement|finish|update|"
+    r"handle|migrate|wire|port|remove|check|test|document)|after that|once (?:that|this)(?:'s| is) done|"
+    r"tomorrow|wip|open question|unresolved|until \w+ the)\b|"
+    r"待办|还没|尚未|未完成|还需要|还要|接下来|下一步|之后再|稍后|回头|TODO|还差|没有完成|仍然|暂未|未解决"
+)
+
+STATE = _re(
+    r"\b(?:now (?:succeeds|passes|builds|works|returns|runs|compiles|loads|stops?|sends|uses|has|calls|writes|reads|handles|includes|supports|follows|shows)|"
+    r"now works|works end to end|is (?:now )?working|are (?:now )?working|is done|are done|is deployed|"
+    r"are deployed|is merged|was merged|has been (?:migrated|added|implemented|fixed|deployed|merged|updated|"
+    r"moved|removed|renamed)|have been (?:migrated|added|implemented|fixed|deployed|merged|updated|moved)|"
+    r"is (?:now )?(?:green|passing|live|in place)|all (?:\d+ )?tests pass|tests (?:are )?(?:green|passing|pass)|"
+    r"i(?:'ve| have) (?:now )?(?:added|implemented|fixed|updated|created|migrated|written|removed|renamed|moved|"
+    r"refactored|finished|completed|wired|replaced|ported)|we(?:'ve| have) (?:added|implemented|fixed|"
+    r"migrated|finished|completed|shipped)|is on (?:the )?branch|(?:branch|pr) \S+ (?:has|holds|contains))\b|"
+    r"^(?:status|so far|currently|right now|at this point|as of now|now)\b|^现在|"
+    r"目前|现在已|已经|已完成|完成了|进度|当前|跑通|通过了|已合并|已部署|已上线"
+)
+
+FACT = _re(
+    r"\b(?:lives? (?:in|on)|live in|is (?:stored|kept|defined|configured|located|set|declared|read) (?:in|at|via|from)|"
+    r"are (?:stored|kept|defined|configured|located) (?:in|at)|runs? on|listens? on|is (?:called|named)|"
+    r"points to|reads from|writes to|is served (?:from|by)|comes? from|is owned by|belongs to|"
+    r"is (?:version|v)\s?\d|(?:uses?|is on|runs) (?:python|node|postgres\w*|redis|java|go|rust|ruby|php|"
+    r"mysql|django|flask|fastapi|react|vue|rails|spring|kafka|rabbitmq)\b|port \d+|version \d|"
+    r"the (?:\w+ ){0,3}(?:is|are) (?:in|at|under) [`/\w]|owns the|maintains the|is the owner)\b|"
+    r"位于|存放在|放在|配置在|定义在|在\s?\S{1,40}(?:里|中|下)|端口|版本|路径|叫做|名为|依赖|负责"
+)
+
+IDENTIFIER = re.compile(
+    r"`[^`]+`|\b[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|ts|js|go|rs|rb|java|json|ya?ml|toml|md|sql|sh|cfg|ini|env)\b|"
+    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|https?://|\b\d+(?:\.\d+){1,3}\b|\b[a-z]+_[a-z_]+\b|"
+    r"\.\w+\(|\b[A-Z][a-z]+[A-Z]\w*"
+)
+
+RISK = _re(
+    r"\b(?:risk|risky|be careful|careful with|watch out|beware|danger|dangerous|might break|could break|"
+    r"may break|can break|will break|caution|heads up|flaky|race condition|data loss|"
+    r"los(?:e|es|ing) (?:\w+ )?(?:data|events?|messages?|writes?|orders?)|"
+    r"(?:will|could|would) (?:fail|break|crash|time out|lose|corrupt)|"
+    r"memory leak\w*|leaks?|unbounded|without bound|deadlocks?|out of memory)\b|"
+    r"风险|小心|当心|可能会|危险|竞态|丢数据|内存泄漏|死锁"
+)
+
+LESSON = _re(
+    r"\b(?:lesson|learned|turns out|turned out|the trick is|the fix was|root cause|remember (?:that|to)|"
+    r"note to self|pitfall|for future reference|gotcha)\b|教训|原来是|踩坑|经验|根本原因|记住"
+)
+
+NARRATION = _re(
+    r"^(?:let me|let's (?:see|check|look|try|run|start)|i'll|i will|i'm going to|i am going to|i'm|now i|"
+    r"first,? (?:i|let)|next,? (?:i|let)|looking at|checking|running|i see|i found|i notice|i can see|"
+    r"here(?:'s| is| are)|this (?:shows|means)|ok(?:ay)?,|alright,|great,|good,|sure,|perfect,|"
+    r"thanks|understood|the (?:output|result|diff|test output) (?:shows|says)|"
+    r"adding|fixing|updating|running|checking|creating|writing|installing|trying|retrying|rerunning|"
+    r"让我|我来|我先|现在我|接下来我|我看|我会|好的，|看起来|下面)"
+)
+
+IMPERATIVE = _re(
+    r"(?:^|[,;:]\s*)(?:please,? )?(?:add|implement|build|create|write|fix|make|update|refactor|remove|delete|rename|"
+    r"migrate|ship|deploy|support|set up|port|move|convert|replace|change|integrate|wire|hook up|extract|"
+    r"split|test|document|handle|bump|upgrade|clean up|investigate|look into|figure out|get|open|ask|notify|"
+    r"tell|file|schedule|run|check|verify|find out|find)\b|"
+    r"^(?:请|帮我|麻烦)?(?:实现|添加|加上|加个|修复|重构|写|做|改|把|给|去掉|删除|升级|迁移|支持|处理|补上)"
+)
+
+USE = _re(
+    r"(?:^|[,;:]\s)(?:please,? )?(?:use|go with|stick with|keep using|switch to)\b|^(?:用|改用|就用|换成)"
+)
+STRONG_PREFERENCE = _re(
+    r"\bi (?:prefer|'d prefer|would prefer|'d rather|would rather)\b|我更喜欢|我喜欢|偏好|更倾向"
+)
+KEEP_IMPERATIVE = _re(r"^(?:please,? )?keep\b|^保持")
+INVESTIGATE = _re(
+    r"^(?:(?:first|now|next|then|so)[, ]+)?(?:i'll|i will|let me|i'm going to)\s+(?:now\s+|first\s+)?(?:look|check|read|start|inspect|see|"
+    r"search|grep|run|open|sketch|try|examine|investigate|have a look|review|dig|find|figure|take a look|"
+    r"go|begin|do|write up)\b|^(?:我先|让我|我来看|我看)"
+)
+INTENT = _re(
+    r"^(?:(?:then|so|instead|now|next|first|here)[, ]+)?(?:i'll|i will|i'm going to|i am going to|my plan is|"
+    r"the plan is)\b|^(?:我打算|我会|我准备|我计划|打算)"
+)
+# "I'll keep /api/v1 stable": the assistant promising to respect a rule, not a new choice.
+COMPLY = _re(
+    r"^(?:(?:then|so|now)[, ]+)?(?:i'll|i will|i'm going to)\s+(?:keep|stick|follow|respect|avoid|not|never|"
+    r"leave|stay|make sure|be careful|honou?r|obey)\b"
+)
+ECHO = _re(
+    r"^(?:ok(?:ay)?|right|sure|got it|understood|thanks|makes sense|明白|收到|了解|好的|好|行)[,，.。!！]\s*\S"
+)
+DECLARATIVE = _re(
+    r"\b(?:is|are|was|were|has|have|takes?|returns?|fails?|holds?|contains?|uses?|runs?|reads?|"
+    r"writes?|calls?|depends|lives|points|needs|means|stays?)\b|有|是|在|从"
+)
+
+REQUEST_QUESTION = _re(
+    r"^(?:(?:hey|hi|hello|so|ok|okay)[, ]+)?(?:can|could|would|will) you\b|^(?:能不能|可以|能否|麻烦你?).*[?？]$"
+)
+
+RESOLVED = _re(
+    r"\b(?:tests? (?:fail|failed|failing|fails)|the (?:test )?failure|fixed (?:it|that|the typo))\b|"
+    r"测试.{0,6}失败|这个失败|失败是因为|报错是因为"
+)
+TODO_DEADLINE = _re(
+    r"\b(?:before (?:we|merging|the release|release|shipping|deploying|launch)|still|not yet)\b|"
+    r"之前|上线前|发布前|还没|还需要"
+)
+FINDING = _re(r"都是|因为|导致|原因|所以|发现|原来|问题在于|问题出在")
+EPILOGUE = _re(r"\b(?:next|now|first|later)\s*[.!。]?$")
+
+SUMMARY_BOILERPLATE = _re(
+    r"this session is being continued|the summary below covers|analysis:|<analysis>|</?summary>|"
+    r"please continue the conversation|continue with the last task"
+)

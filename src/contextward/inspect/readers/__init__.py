@@ -1,0 +1,103 @@
+"""Transcript readers: detection by shape and a small registry of formats.
+
+``open_transcript`` peeks at the first bytes, picks a reader (or takes the
+one forced with ``format``) and returns a lazy stream of messages plus the
+skip counts the reader fills in as it goes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from ..errors import InspectError
+from ..message import Message, Skips
+from . import claude_code, messages, pi
+from .base import MAX_RECORD, ByteSource, Reader
+
+READERS: dict[str, Reader] = {
+    "claude-code": claude_code.read,
+    "messages": messages.read,
+    "openai": messages.read,
+    "pi": pi.read,
+}
+FORMATS: tuple[str, ...] = tuple(sorted(READERS))
+
+_PI_TYPES = frozenset(
+    {
+        "session",
+        "compaction",
+        "branch_summary",
+        "model_change",
+        "thinking_level_change",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+_CLAUDE_KEYS = ("uuid", "sessionId", "isSidechain", "parentUuid", "leafUuid")
+_OPENAI_MARKS = (b'"tool_calls"', b'"tool_call_id"', b'"developer"', b'"function_call"')
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A transcript being read: its format, its lazy messages, and the skips so far."""
+
+    format: str
+    messages: Iterator[Message]
+    skips: Skips
+
+
+def open_transcript(
+    stream: BinaryIO, format: str | None = None, *, max_record: int = MAX_RECORD
+) -> Transcript:
+    """Start reading ``stream``; raises InspectError for empty or unrecognisable input."""
+    source = ByteSource(stream, max_record=max_record)
+    if not source.head.strip(b" \t\r\n\xef\xbb\xbf"):
+        raise InspectError("empty_input", "the transcript is empty")
+    if format is None:
+        format = detect(source.head)
+    elif format not in READERS:
+        raise InspectError("unknown_format", f"unknown format {format!r}")
+    skips = Skips()
+    return Transcript(format, READERS[format](source, skips), skips)
+
+
+def detect(head: bytes) -> str:
+    """The format of a transcript from its first bytes."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] == b"[":
+        return _generic(text)
+    if text[:1] != b"{":
+        raise InspectError("unknown_format", "the transcript is neither JSON nor JSON lines")
+    lines = text.split(b"\n")
+    for line in lines[:50]:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+            if line is lines[0]:
+                # A JSON document spread over lines: the wrapper or a message list.
+                return _generic(text)
+            continue
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("type")
+        if "messages" in obj or ("role" in obj and kind is None):
+            return _generic(text)
+        if kind in _PI_TYPES or (kind == "message" and isinstance(obj.get("message"), dict)):
+            return "pi"
+        if any(key in obj for key in _CLAUDE_KEYS) or kind in ("user", "assistant", "system"):
+            return "claude-code"
+    raise InspectError("unknown_format", "the transcript's shape matches no known format")
+
+
+def _generic(text: bytes) -> str:
+    return "openai" if any(mark in text for mark in _OPENAI_MARKS) else "messages"
+
+
+__all__ = ["FORMATS", "READERS", "ByteSource", "Reader", "Transcript", "detect", "open_transcript"]

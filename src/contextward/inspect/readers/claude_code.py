@@ -1,0 +1,81 @@
+"""Claude Code transcript JSONL (``~/.claude/projects/<project>/<session>.jsonl``).
+
+Reads user and assistant entries (text, tool_use and tool_result blocks),
+recognises the compact boundary and the ``isCompactSummary`` summary that
+follows it, skips sidechain (subagent) and meta lines, and counts every
+other entry type. The format is internal to Claude Code, so unknown lines
+are skipped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..message import Message, Skips
+from .base import ByteSource
+from .content import block_text, tool_call_text
+from .jsonl import objects
+
+_WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-")
+
+
+def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
+    for position, entry in enumerate(objects(source, skips), 1):
+        kind = entry.get("type")
+        if kind == "system" and entry.get("subtype") == "compact_boundary":
+            skips.add("compact_boundary")
+            continue
+        if kind not in ("user", "assistant"):
+            skips.add(f"entry_{kind}" if isinstance(kind, str) and kind.isidentifier() else "entry")
+            continue
+        if entry.get("isSidechain") is True:
+            skips.add("sidechain")
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            skips.add("no_message")
+            continue
+        uuid = entry.get("uuid")
+        mid = uuid if isinstance(uuid, str) and uuid else f"l{position}"
+        if entry.get("isCompactSummary") is True:
+            text = block_text(message.get("content"), skips)
+            if text.strip():
+                yield Message(mid, "system", text, summary=True)
+            continue
+        if entry.get("isMeta") is True:
+            skips.add("meta")
+            continue
+        yield from _message(mid, kind, message.get("content"), skips)
+
+
+def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Message]:
+    text = block_text(content, skips)
+    if text.strip():
+        if kind == "user" and text.lstrip().startswith(_WRAPPERS):
+            skips.add("local_command")
+        else:
+            yield Message(mid, "user" if kind == "user" else "assistant", text)
+    if not isinstance(content, list):
+        return
+    for n, block in enumerate(content, 1):
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "tool_use":
+            bid = block.get("id")
+            name = block.get("name")
+            yield Message(
+                bid if isinstance(bid, str) and bid else f"{mid}:use{n}",
+                "tool",
+                tool_call_text(name, block.get("input")),
+                tool_name=name if isinstance(name, str) else None,
+            )
+        elif btype == "tool_result":
+            bid = block.get("tool_use_id")
+            yield Message(
+                f"{bid}:result" if isinstance(bid, str) and bid else f"{mid}:result{n}",
+                "tool",
+                block_text(block.get("content"), skips),
+                is_error=block.get("is_error") is True,
+            )

@@ -1,0 +1,223 @@
+"""The generic messages reader (DESIGN.md's shape) and OpenAI chat messages.
+
+Streams a JSON list, ``{"messages": [...]}``, or one message object per line,
+decoding one element at a time so a large file is never held whole. Never
+interprets content: it only normalises roles, ids and blocks.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..message import Message, Skips, role_of
+from .base import CHUNK, ByteSource
+from .content import block_text, tool_call_text
+
+_WS = " \t\r\n"
+_RESYNC = re.compile(r"(?:,|\n)\s*\{")
+_DECODER = json.JSONDecoder()
+
+
+class _Stream:
+    """Incrementally decoded text with raw_decode over a sliding buffer."""
+
+    def __init__(self, source: ByteSource, skips: Skips) -> None:
+        self._chunks = source.chunks(CHUNK)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._max = source.max_record
+        self._skips = skips
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+
+    def fill(self) -> bool:
+        if self.eof:
+            return False
+        data = next(self._chunks, None)
+        if data is None:
+            self.eof = True
+            self.buf += self._decoder.decode(b"", final=True)
+            return False
+        if self.pos > CHUNK:
+            self.buf, self.pos = self.buf[self.pos :], 0
+        self.buf += self._decoder.decode(data)
+        return True
+
+    def peek(self) -> str:
+        """The next non-space character ('' at the end), positioned on it."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in _WS:
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.fill():
+                return ""
+
+    def value(self) -> tuple[bool, Any]:
+        """Decode one JSON value; ``(False, None)`` after skipping a malformed one."""
+        self.peek()  # raw_decode does not skip leading whitespace
+        while True:
+            try:
+                obj, end = _DECODER.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                return self._resync("nested_too_deeply")
+            except json.JSONDecodeError:
+                if len(self.buf) - self.pos > self._max:
+                    return self._resync("record_too_large")
+                if self.fill():
+                    continue
+                return self._resync("malformed_json")
+            too_large = end - self.pos > self._max
+            self.pos = end
+            if too_large:
+                self._skips.add("record_too_large")
+                return False, None
+            return True, obj
+
+    def _resync(self, reason: str) -> tuple[bool, Any]:
+        self._skips.add(reason)
+        match = _RESYNC.search(self.buf, self.pos + 1)
+        while match is None and self.fill():
+            match = _RESYNC.search(self.buf, self.pos + 1)
+        self.pos = match.end() - 1 if match else len(self.buf)
+        return False, None
+
+
+def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
+    """Messages from a JSON list, a ``{"messages": [...]}`` object, or JSON lines."""
+    stream = _Stream(source, skips)
+    counter = [0]
+    while True:
+        char = stream.peek()
+        if not char:
+            return
+        if char == "[":
+            stream.pos += 1
+            yield from _array(stream, skips, counter)
+        elif char == "{":
+            yield from _object(stream, skips, counter)
+        elif char == ",":
+            stream.pos += 1
+        else:
+            ok, _ = stream.value()
+            if ok:
+                skips.add("not_an_object")
+
+
+def _array(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Message]:
+    while True:
+        char = stream.peek()
+        if char in ("]", ""):
+            stream.pos += 1 if char else 0
+            return
+        if char == ",":
+            stream.pos += 1
+            continue
+        ok, item = stream.value()
+        if ok:
+            counter[0] += 1
+            yield from messages_of(item, counter[0], skips)
+
+
+def _object(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Message]:
+    """A wrapper object (its ``messages`` list is streamed) or a message object."""
+    stream.pos += 1
+    fields: dict[str, Any] = {}
+    while True:
+        char = stream.peek()
+        if char == "}":
+            stream.pos += 1
+            break
+        if char == ",":
+            stream.pos += 1
+            continue
+        if char != '"':
+            stream.value()
+            return
+        ok, key = stream.value()
+        if not ok or stream.peek() != ":":
+            skips.add("malformed_json")
+            return
+        stream.pos += 1
+        if key == "messages" and stream.peek() == "[":
+            stream.pos += 1
+            yield from _array(stream, skips, counter)
+            fields["messages"] = True
+            continue
+        ok, value = stream.value()
+        if not ok:
+            return
+        fields[key] = value
+    if "messages" not in fields:
+        counter[0] += 1
+        yield from messages_of(fields, counter[0], skips)
+
+
+def messages_of(item: Any, position: int, skips: Skips) -> Iterator[Message]:
+    """Normalise one generic or OpenAI message; tool calls become tool messages."""
+    if not isinstance(item, dict):
+        skips.add("not_an_object")
+        return
+    role = role_of(item.get("role"))
+    if role is None:
+        skips.add("unknown_role")
+        return
+    raw_id = item.get("id", item.get("tool_call_id"))
+    mid = str(raw_id) if isinstance(raw_id, str | int) and str(raw_id) else f"m{position}"
+    content = item.get("content")
+    tool_name = item.get("tool_name", item.get("name"))
+    text = block_text(content, skips)
+    if text.strip() or role == "tool":
+        yield Message(
+            id=mid,
+            role=role,
+            text=text,
+            tool_name=tool_name if isinstance(tool_name, str) and role == "tool" else None,
+            is_error=item.get("is_error") is True,
+        )
+    yield from _tool_blocks(mid, content, skips)
+    calls = item.get("tool_calls")
+    if isinstance(calls, list):
+        for n, call in enumerate(calls, 1):
+            if not isinstance(call, dict):
+                skips.add("unknown_block")
+                continue
+            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            name = function.get("name") if isinstance(function, dict) else None
+            args = function.get("arguments") if isinstance(function, dict) else None
+            cid = call.get("id")
+            yield Message(
+                id=str(cid) if isinstance(cid, str) and cid else f"{mid}:call{n}",
+                role="tool",
+                text=tool_call_text(name, args),
+                tool_name=name if isinstance(name, str) else None,
+            )
+
+
+def _tool_blocks(mid: str, content: Any, skips: Skips) -> Iterator[Message]:
+    if not isinstance(content, list):
+        return
+    for n, block in enumerate(content, 1):
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "tool_use":
+            bid = block.get("id")
+            yield Message(
+                id=bid if isinstance(bid, str) and bid else f"{mid}:use{n}",
+                role="tool",
+                text=tool_call_text(block.get("name"), block.get("input")),
+                tool_name=block.get("name") if isinstance(block.get("name"), str) else None,
+            )
+        elif kind == "tool_result":
+            bid = block.get("tool_use_id")
+            yield Message(
+                id=f"{bid}:result" if isinstance(bid, str) and bid else f"{mid}:result{n}",
+                role="tool",
+                text=block_text(block.get("content"), skips),
+                is_error=block.get("is_error") is True,
+            )

@@ -1,0 +1,156 @@
+"""Atomic splitting: a message's text into verbatim units that each carry one meaning.
+
+Owns the rules that keep meaning whole: a sentence that gives the reason for
+the one before it stays with it; bullets become units; fenced code blocks and
+command lines are never split inside; Chinese and Japanese sentence
+punctuation splits without spaces. Every unit is a verbatim substring of the
+input. Never classifies.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: A unit longer than this is still kept whole; only its splitting stops.
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_BULLET = re.compile(
+    r"^[ \t]*(?:[-*+•·]|\d{1,3}[.)]|[（(]?\d{1,3}[)）]|[一二三四五六七八九十]+、)[ \t]+"
+)
+_COMMAND = re.compile(r"^[ \t]*(?:\$|>|#!|PS>|C:\\>)[ \t]")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+# An English boundary: end punctuation, space, then something that starts a sentence.
+_EN_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Z0-9\u4e00-\u9fff])")
+_CJK_END = re.compile(r"(?<=[。！？!?])[”」』）)]*[ \t]*")
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Dr|No|Fig|al)|\b[A-Z])\.$")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+# A sentence that gives the reason or consequence of the previous one belongs to it.
+_REASON_START = re.compile(
+    r"^(?:because|since|as a result|that'?s why|this is because|the reason|due to|so (?:we|i)\b|"
+    r"which (?:is|was|caused|meant|broke|locked)|it (?:kept|was too|caused|locked|failed|broke|"
+    r"didn'?t|doesn'?t|does not|did not|couldn'?t|can'?t|won'?t|would)|they (?:kept|caused|locked|failed)|"
+    r"this (?:caused|broke|locked|failed)|"
+    r"因为|由于|原因是|原因在于|所以|因此|它(?:会|总是|一直|导致|不支持)|这(?:会|导致))",
+    re.I,
+)
+_LEADING_JOINER = re.compile(r"^(?:and|also|plus)[, ]+(?=\S)", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One verbatim span. ``code`` for code blocks and command lines, ``heading`` for titles."""
+
+    text: str
+    code: bool = False
+    heading: bool = False
+    bullet: bool = False
+
+
+def units(text: str) -> list[Unit]:
+    """Split ``text`` into atomic units, in order."""
+    out: list[Unit] = []
+    last = 0
+    for fence in _FENCE.finditer(text):
+        _lines(text[last : fence.start()], out)
+        out.append(Unit(fence.group().strip("\n"), code=True))
+        last = fence.end()
+    _lines(text[last:], out)
+    return out
+
+
+def _lines(text: str, out: list[Unit]) -> None:
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            _sentences("\n".join(paragraph), out)
+            paragraph.clear()
+
+    for line in text.split("\n"):
+        if not line.strip():
+            flush()
+            continue
+        if _COMMAND.match(line) or _INDENTED.match(line):
+            flush()
+            out.append(Unit(line.strip(), code=True))
+        elif _HEADING.match(line):
+            flush()
+            out.append(Unit(line.strip(), heading=True))
+        elif bullet := _BULLET.match(line):
+            flush()
+            start = len(out)
+            _sentences(line[bullet.end() :], out)
+            # A bullet is one item unless its sentences are long enough to stand alone.
+            if len(out) - start > 1 and len(line) < 240:
+                del out[start:]
+                out.append(Unit(line[bullet.end() :].strip(), bullet=True))
+            else:
+                out[start:] = [Unit(u.text, bullet=True) for u in out[start:]]
+        else:
+            paragraph.append(line)
+    flush()
+
+
+def _sentences(text: str, out: list[Unit]) -> None:
+    pieces = _split(text)
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and _belongs_to_previous(piece, merged[-1]):
+            merged[-1] = _join(text, merged[-1], piece)
+        else:
+            merged.append(piece)
+    for piece in merged:
+        trimmed = _LEADING_JOINER.sub("", piece, count=1).strip()
+        if trimmed:
+            out.append(Unit(trimmed))
+
+
+def _split(text: str) -> list[str]:
+    protected = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
+    cuts: list[int] = []
+    for pattern in (_EN_END, _CJK_END):
+        for match in pattern.finditer(text):
+            at = match.end()
+            if at >= len(text) or any(a < match.start() < b for a, b in protected):
+                continue
+            if pattern is _EN_END and _ABBREV.search(
+                text[max(0, match.start() - 8) : match.start()]
+            ):
+                continue
+            cuts.append(at)
+    if not cuts:
+        return [text.strip()] if text.strip() else []
+    pieces: list[str] = []
+    last = 0
+    for cut in sorted(set(cuts)):
+        piece = text[last:cut].strip()
+        if piece:
+            pieces.append(piece)
+        last = cut
+    tail = text[last:].strip()
+    if tail:
+        pieces.append(tail)
+    return pieces
+
+
+_TRIED = re.compile(
+    r"\b(?:tried|attempted|experimented|first used|started with)\b|试过|尝试|试了", re.I
+)
+
+
+def _belongs_to_previous(piece: str, previous: str) -> bool:
+    if _REASON_START.match(piece):
+        return True
+    return bool(re.match(r"^(?:it|that|this|they|它|这)\b", piece, re.I)) and bool(
+        _TRIED.search(previous)
+    )
+
+
+def _join(text: str, first: str, second: str) -> str:
+    """The verbatim span of ``text`` from ``first`` through ``second``."""
+    start = text.find(first)
+    end = text.find(second, start + len(first))
+    if start < 0 or end < 0:
+        return first
+    return text[start : end + len(second)]

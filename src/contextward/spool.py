@@ -1,0 +1,182 @@
+"""The hook fast path's files: the prompt spool, the record generation, the session caches.
+
+A leaf module (stdlib only, cheap to import) shared by the store and the hook
+fast path, so that a prompt that changes nothing costs little more than an
+interpreter start:
+
+- ``spool-prompts.jsonl``: prompts the fast path accepted, appended under an
+  exclusive lock; the store drains it into its ``prompts`` ledger on open.
+  Only prompts that cannot contain a secret (see ``may_hold_secret``) go here;
+  anything else takes the full path, which masks before storing.
+- ``record.gen``: replaced (new inode) whenever something a brief shows
+  changes (journal, evidence, loop streaks, checks); its stat is the record's
+  generation.
+- ``hook-cache/<session>.json``: what the last full answer for a session saw
+  (the stats of every file its brief depends on); equal stats mean nothing to
+  inject.
+
+Must never: import anything of contextward, or mask: it only routes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+SPOOL_NAME = "spool-prompts.jsonl"
+GENERATION_NAME = "record.gen"
+CACHE_DIR = "hook-cache"
+#: A spool line longer than this is not written (the full path takes the prompt).
+MAX_LINE = 64 * 1024
+
+Stamp = list[int] | None
+
+# Lower-cased fragments that any supported secret format contains, plus long
+# unbroken runs checked separately. A false alarm costs only the full path.
+_HINTS = (
+    "sk-", "sk_", "rk_", "akia", "asia", "agpa", "aida", "aroa", "anpa", "anva",
+    "gh" + "p_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat", "glpat", "gldt", "glrt",
+    "xox", "hooks.slack", "aiza", "ya29.", "eyj", "-----begin", "://", "bearer",
+    "basic ", "secret", "token", "passw", "pwd", "api_key", "apikey", "api-key",
+    "private", "credential", "auth", "key=", "key:", "key\"", "_key", "-key", "npm_",
+    "pypi-", "hf_", "shpat", "sq0", "sg.", "dop_v1", "xapp", "ntn_", "lin_api", "glc_",
+)  # fmt: skip
+_LONG_RUN = 24
+
+
+def may_hold_secret(text: str) -> bool:
+    """True when ``text`` might contain a secret; False only when it certainly cannot."""
+    lowered = text.lower()
+    if any(hint in lowered for hint in _HINTS):
+        return True
+    run = 0
+    for char in text:
+        if char.isalnum() or char in "+/=_-.":
+            run += 1
+            if run >= _LONG_RUN:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def append_prompt(store_dir: str, record: dict[str, Any]) -> bool:
+    """Append one prompt record to the spool; False when it could not be written."""
+    import fcntl
+
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    data = line.encode("utf-8", "surrogatepass")
+    if len(data) > MAX_LINE:
+        return False
+    try:
+        fd = os.open(
+            os.path.join(store_dir, SPOOL_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, data)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def drain_prompts(store_dir: str) -> tuple[list[dict[str, Any]], int]:
+    """Take every spooled prompt out of the spool: (records, lines skipped as unreadable)."""
+    import fcntl
+
+    path = os.path.join(store_dir, SPOOL_NAME)
+    try:
+        if os.stat(path).st_size == 0:
+            return [], 0
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return [], 0
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+    records: list[dict[str, Any]] = []
+    skipped = 0
+    for raw in b"".join(chunks).splitlines():
+        try:
+            record = json.loads(raw.decode("utf-8", "surrogatepass"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            skipped += 1
+            continue
+        if isinstance(record, dict) and isinstance(record.get("text"), str):
+            records.append(record)
+        else:
+            skipped += 1
+    return records, skipped
+
+
+def bump_generation(store_dir: str) -> None:
+    """Mark the record changed: replace the generation file (a new inode every time)."""
+    path = os.path.join(store_dir, GENERATION_NAME)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with contextlib.suppress(OSError):
+        with open(tmp, "w", encoding="ascii") as handle:
+            handle.write(str(os.getpid()))
+        os.replace(tmp, path)
+
+
+def stamps(paths: Sequence[str]) -> list[Stamp]:
+    """The stat of each path that identifies its content version (None: absent)."""
+    out: list[Stamp] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append([st.st_ino, st.st_mtime_ns, st.st_size])
+    return out
+
+
+def cache_path(store_dir: str, session_id: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id)[:120] or "_"
+    return os.path.join(store_dir, CACHE_DIR, f"{safe}.json")
+
+
+def read_cache(store_dir: str, session_id: str) -> dict[str, Any] | None:
+    try:
+        with open(cache_path(store_dir, session_id), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_cache(store_dir: str, session_id: str, watch: Sequence[str], digest: str) -> None:
+    """Record what the full path just answered from (written atomically; best effort)."""
+    path = cache_path(store_dir, session_id)
+    body = {"schema_version": 1, "watch": list(watch), "stamps": stamps(watch), "digest": digest}
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(body, handle)
+        os.replace(tmp, path)
+
+
+def unchanged(cache: dict[str, Any]) -> bool:
+    """True when every watched file has the stat the cache recorded."""
+    watch = cache.get("watch")
+    recorded = cache.get("stamps")
+    if not isinstance(watch, list) or not all(isinstance(p, str) for p in watch):
+        return False
+    return isinstance(recorded, list) and stamps(watch) == recorded

@@ -1,0 +1,121 @@
+"""The writes into STATE.md: checkpoints, decisions, log entries; and decisions as recall rows.
+
+Owns the library calls behind ``contextward checkpoint``, ``decide`` (and
+``note decision``), ``log`` and the automatic session log. STATE.md's
+Decisions section is the single home of trusted decisions: ``record_decision``
+is the one code path that writes there and ``decision_rows`` is how recall
+reads them, so there is no second copy that could disagree. It never prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from . import file
+from .document import UPDATED, Decision, StateView
+from .fields import checkpoint_fields, decision_line, log_line, parse_stamp, stamp, utc_now
+from .project import StateProject
+
+
+def _project(project: StateProject | None) -> StateProject:
+    return project if project is not None else StateProject.open()
+
+
+def read_state(project: StateProject | None = None) -> StateView:
+    """What STATE.md says now (re-parsed only when the file changed)."""
+    return file.load(_project(project).state_path).view
+
+
+def checkpoint(
+    values: Mapping[str, str | None],
+    *,
+    project: StateProject | None = None,
+    now: datetime | None = None,
+) -> StateView:
+    """Overwrite the given Current fields and stamp ``updated``; other lines stay as they were.
+
+    Raises ``StateError`` (``field_too_long``, ``invalid_field``) before touching the file.
+    """
+    where = _project(project)
+    cleaned = checkpoint_fields(values)
+    cleaned[UPDATED] = stamp(now or utc_now())
+    return file.update(where.state_path, lambda doc: doc.with_fields(cleaned)).view
+
+
+def record_decision(
+    text: str,
+    *,
+    rejected: bool = False,
+    why: str | None = None,
+    project: StateProject | None = None,
+    now: datetime | None = None,
+) -> Decision:
+    """Append a locked decision (or a ``[REJECTED]`` approach) to STATE.md's Decisions.
+
+    The one code path for owner decisions (``contextward decide`` and
+    ``contextward note decision``). Text is collapsed to one line, bounded and
+    secret-masked. Raises ``StateError`` (``field_too_long``, ``invalid_field``).
+    """
+    where = _project(project)
+    line = decision_line(text, rejected=rejected, why=why, when=now or utc_now())
+    view = file.update(where.state_path, lambda doc: doc.with_decision(line)).view
+    return view.decisions[-1] if view.decisions else Decision(line, rejected)
+
+
+def append_log(
+    text: str,
+    *,
+    auto: bool = False,
+    project: StateProject | None = None,
+    now: datetime | None = None,
+) -> StateView:
+    """Append a Log entry (``[auto]`` when the tool wrote it), trimming the oldest beyond the cap."""
+    where = _project(project)
+    line = log_line(text, auto=auto, when=now or utc_now())
+    cap = where.config.log_cap
+    return file.update(where.state_path, lambda doc: doc.with_log(line, cap=cap)).view
+
+
+def last_checkpoint(view: StateView) -> datetime | None:
+    """When the last checkpoint was written (the ``updated`` field), if it says."""
+    return parse_stamp(view.updated)
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    """A decision as a recall document: stable id, text, kind, trust."""
+
+    id: str
+    text: str
+    kind: str  # "decision" | "rejected"
+    trust: str  # "owner": STATE.md is owner-authored
+    date: str
+    source: str  # the STATE.md path relative to the project root
+
+
+def decision_rows(project: StateProject | None = None) -> Iterator[DecisionRow]:
+    """STATE.md's decisions as recall rows, read from the file each time it changed.
+
+    The id is a hash of the decision's text and position among identical texts,
+    so it is stable while the append-only section only grows.
+    """
+    where = _project(project)
+    view = file.load(where.state_path).view
+    seen: dict[str, int] = {}
+    source = where.relative(where.state_path)
+    for decision in view.decisions:
+        text = decision.text if not decision.reason else f"{decision.text} — {decision.reason}"
+        key = f"{decision.kind}\0{text}"
+        seen[key] = seen.get(key, 0) + 1
+        digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "replace")).hexdigest()
+        yield DecisionRow(
+            f"state:{digest[:12]}", text, decision.kind, "owner", decision.date, source
+        )
+
+
+def state_path(project: StateProject | None = None) -> Path:
+    return _project(project).state_path

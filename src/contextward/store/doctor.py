@@ -1,0 +1,207 @@
+"""``contextward doctor``: check the store and say exactly what is wrong.
+
+Owns: the list of checks (database opens and passes ``integrity_check``,
+WAL mode, every core migration recorded and ``user_version`` consistent with
+the record, ``.gitignore`` keeps the database out of git, configuration and
+contract files parse, ledgers within retention) and their findings.
+
+Must never: modify anything, print, or raise for a damaged store (damage is
+a finding).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..errors import StoreError
+from .config import load_config
+from .contract import load_contract
+from .database import Store
+from .migrations import CORE_MIGRATIONS
+from .paths import DB_NAME, STORE_DIR, database_path, project_root, store_dir
+
+Level = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: Level
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    root: Path
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.level in {"error", "warning"} for f in self.findings)
+
+
+def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None) -> DoctorReport:
+    root = project_root(start)
+    findings: list[Finding] = []
+    directory = store_dir(root)
+    config = load_config(root, env=env)
+    findings += [Finding("warning", "config_value", w) for w in config.warnings]
+    findings += [
+        Finding("warning", "contract_row", p) for p in load_contract(root, env=env).problems
+    ]
+    if not database_path(root).exists():
+        findings.append(
+            Finding(
+                "info", "store_missing", f"no store yet in {STORE_DIR}/ (run `contextward init`)"
+            )
+        )
+        return DoctorReport(root, tuple(findings))
+    findings += _gitignore(directory)
+    try:
+        with Store.open(root, create=False, retention=config.retention()) as store:
+            findings += _database(store)
+    except StoreError as exc:
+        findings.append(Finding("error", exc.code, f"{STORE_DIR}/{DB_NAME}: {exc}"))
+    if any(f.code in {"store_damaged", "integrity"} for f in findings):
+        findings.append(
+            Finding(
+                "info",
+                "repair_hint",
+                f"move {STORE_DIR}/{DB_NAME} aside (keep it for recovery) and run "
+                "`contextward init` to start a fresh store",
+            )
+        )
+    return DoctorReport(root, tuple(findings))
+
+
+def _gitignore(directory: Path) -> list[Finding]:
+    try:
+        lines = (directory / ".gitignore").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return [
+            Finding(
+                "warning",
+                "gitignore_missing",
+                f"{STORE_DIR}/.gitignore is missing: the database could be committed",
+            )
+        ]
+    patterns = {line.strip() for line in lines}
+    if not patterns & {DB_NAME, "*.db", "*"}:
+        return [
+            Finding(
+                "warning",
+                "gitignore_incomplete",
+                f"{STORE_DIR}/.gitignore does not ignore {DB_NAME}",
+            )
+        ]
+    return []
+
+
+def _database(store: Store) -> list[Finding]:
+    out: list[Finding] = []
+    try:
+        rows = store.conn.execute("PRAGMA integrity_check(20)").fetchall()
+        problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        for problem in problems:
+            out.append(Finding("error", "integrity", f"integrity check: {problem}"))
+        mode = str(store.conn.execute("PRAGMA journal_mode").fetchone()[0])
+    except sqlite3.DatabaseError as exc:
+        return [Finding("error", "store_damaged", f"the database cannot be read ({exc})")]
+    if mode.lower() != "wal":
+        out.append(Finding("warning", "journal_mode", f"journal mode is {mode}, expected wal"))
+    applied = store.applied_migrations()
+    missing = [m.name for m in CORE_MIGRATIONS if m.name not in applied]
+    if missing:
+        out.append(
+            Finding("error", "migration_missing", f"missing migrations: {', '.join(missing)}")
+        )
+    if store.schema_version != len(applied):
+        out.append(
+            Finding(
+                "error",
+                "schema_version",
+                f"user_version {store.schema_version} does not match "
+                f"{len(applied)} recorded migrations",
+            )
+        )
+    known = {m.name for m in CORE_MIGRATIONS}
+    foreign = [name for name in applied if name not in known and name.startswith("store.")]
+    if foreign:
+        out.append(
+            Finding(
+                "info",
+                "migration_unknown",
+                f"migrations from a newer version: {', '.join(foreign)}",
+            )
+        )
+    out += _consistency(store)
+    for table in ("journal", "evidence", "events", "prompts", "attempts"):
+        count = int(store.query(f"SELECT COUNT(*) FROM {table}")[0][0])
+        bound = getattr(store.retention, table)
+        if count > bound * 2:
+            out.append(
+                Finding(
+                    "info",
+                    "retention_pending",
+                    f"{table} holds {count} rows (bound {bound}); pruning catches up on writes",
+                )
+            )
+    out.append(
+        Finding(
+            "info",
+            "schema",
+            f"schema version {store.schema_version} ({len(applied)} migrations applied)",
+        )
+    )
+    return out
+
+
+#: Re-derivable facts: (code, query counting mismatches, what a mismatch means).
+_CHECKS = (
+    (
+        "json_invalid",
+        "SELECT (SELECT COUNT(*) FROM journal WHERE NOT json_valid(tags))"
+        " + (SELECT COUNT(*) FROM evidence WHERE NOT json_valid(reasons))"
+        " + (SELECT COUNT(*) FROM events WHERE NOT json_valid(payload))"
+        " + (SELECT COUNT(*) FROM sessions WHERE NOT json_valid(data))"
+        " + (SELECT COUNT(*) FROM snapshots WHERE NOT json_valid(data))"
+        " + (SELECT COUNT(*) FROM inspections WHERE NOT json_valid(data))"
+        " + (SELECT COUNT(*) FROM check_reports WHERE NOT json_valid(data))",
+        "rows whose JSON column does not parse",
+    ),
+    (
+        "verdict_mismatch",
+        "SELECT COUNT(*) FROM evidence WHERE (verdict IN ('ok', 'untrusted') AND exit_code != 0)"
+        " OR (verdict = 'fail' AND exit_code = 0)",
+        "evidence runs whose verdict contradicts their exit code",
+    ),
+    (
+        "attempt_mismatch",
+        "SELECT COUNT(*) FROM attempts a JOIN evidence e ON e.seq = a.evidence_seq"
+        " WHERE a.streak_key != e.streak_key OR a.exit_code != e.exit_code",
+        "loop-brake attempts that disagree with their evidence run",
+    ),
+    (
+        "attempt_missing",
+        "SELECT COUNT(*) FROM evidence e WHERE NOT EXISTS"
+        " (SELECT 1 FROM attempts a WHERE a.evidence_seq = e.seq)"
+        " AND e.seq > (SELECT COALESCE(MIN(evidence_seq), 0) FROM attempts)",
+        "evidence runs without their loop-brake attempt",
+    ),
+)
+
+
+def _consistency(store: Store) -> list[Finding]:
+    out: list[Finding] = []
+    for code, sql, meaning in _CHECKS:
+        count = int(store.query(sql)[0][0])
+        if count:
+            out.append(Finding("error", code, f"{count} {meaning}"))
+    return out
+
+
+__all__ = ["DoctorReport", "Finding", "diagnose"]

@@ -1,0 +1,77 @@
+"""``contextward export``: every retained row as JSON lines, secrets masked again.
+
+Owns: the export format — a header object, then one object per row with
+``"ledger"`` naming its ledger. Text passes ``redact.mask_data`` on the way
+out too, so rows stored before a masking rule existed are masked now.
+
+Must never: write anything into the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from ..redact import mask_data
+from .contract import load_contract
+from .database import Store
+
+#: Version of the export format (the header's ``schema_version``).
+EXPORT_VERSION = 1
+
+
+def export_rows(
+    store: Store, *, root: Path | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[dict[str, Any]]:
+    """Header, contract, journal, prompts, evidence, events, sessions, snapshots, reports."""
+    yield {
+        "ledger": "header",
+        "format": "contextward-export",
+        "schema_version": EXPORT_VERSION,
+        "store_schema_version": store.schema_version,
+        "migrations": store.applied_migrations(),
+    }
+    for constraint in load_contract(root if root is not None else store.root, env=env).constraints:
+        yield _clean(
+            {
+                "ledger": "contract",
+                "id": constraint.id,
+                "text": constraint.text,
+                "layer": constraint.layer,
+                "provenance": constraint.provenance,
+            }
+        )
+    for entry in store.journal.iter_all():
+        yield _clean({"ledger": "journal", **entry.to_dict()})
+    for prompt in store.prompts.list(limit=store.retention.prompts)[::-1]:
+        yield _clean({"ledger": "prompt", **prompt.to_dict()})
+    for run in store.evidence.iter_all():
+        yield _clean({"ledger": "evidence", **run.to_dict()})
+    for event in store.events.list(limit=store.retention.events)[::-1]:
+        yield _clean(
+            {
+                "ledger": "event",
+                "seq": event.seq,
+                "created_at": event.created_at,
+                "session_id": event.session_id,
+                "kind": event.kind,
+                "payload": event.payload,
+            }
+        )
+    for session in store.sessions.list(limit=store.retention.sessions)[::-1]:
+        yield _clean({"ledger": "session", **session.__dict__})
+    for name, ledger in (
+        ("inspection", store.inspections),
+        ("snapshot", store.snapshots),
+        ("check_report", store.check_reports),
+    ):
+        for record in ledger.iter_all():
+            yield _clean({"ledger": name, **record.__dict__})
+
+
+def _clean(row: dict[str, Any]) -> dict[str, Any]:
+    return cast(dict[str, Any], mask_data(row))
+
+
+__all__ = ["EXPORT_VERSION", "export_rows"]

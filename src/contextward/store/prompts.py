@@ -1,0 +1,104 @@
+"""Owner prompts, recorded for intent.
+
+Owns: storing each prompt the owner typed once (idempotent on a key: the
+host's prompt id when it has one, else session + prompt hash), masked and
+bounded, and listing them newest first. Prompts are owner provenance by
+definition: the host hands us what the owner typed.
+
+Must never: store a prompt unmasked, or store the same prompt twice for one key
+(hooks may fire more than once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from ..redact import mask
+from .text import storable
+
+if TYPE_CHECKING:
+    from .database import Store
+
+#: A prompt is kept up to this many characters (the intent view shows less).
+MAX_PROMPT = 4_000
+
+
+@dataclass(frozen=True)
+class Prompt:
+    seq: int
+    created_at: str
+    session_id: str | None
+    key: str
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "created_at": self.created_at,
+            "session_id": self.session_id,
+            "key": self.key,
+            "text": self.text,
+            "provenance": "owner",
+        }
+
+
+def prompt_key(text: str, *, session_id: str | None, prompt_id: str | None = None) -> str:
+    """The idempotency key: the host's prompt id, else session and a hash of the text."""
+    if prompt_id:
+        return f"id:{prompt_id}"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"h:{session_id or ''}:{digest}"
+
+
+def _prompt(row: sqlite3.Row) -> Prompt:
+    return Prompt(
+        int(row["seq"]), str(row["created_at"]), row["session_id"], str(row["key"]), row["text"]
+    )
+
+
+class Prompts:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def record(
+        self, text: str, *, session_id: str | None = None, prompt_id: str | None = None
+    ) -> Prompt | None:
+        """Store one owner prompt; returns None when this key was already recorded."""
+        body = mask(storable(text)).strip()
+        if not body:
+            raise InputError("the prompt is empty", code="empty_text")
+        if len(body) > MAX_PROMPT:
+            body = body[: MAX_PROMPT - 1] + "…"
+        key = prompt_key(text, session_id=session_id, prompt_id=prompt_id)
+        created = self.store.clock()
+        with self.store.write() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO prompts (created_at, session_id, key, text)"
+                " VALUES (?, ?, ?, ?)",
+                (created, session_id, key, body),
+            )
+            if cur.rowcount == 0:
+                return None
+            seq = int(cur.lastrowid or 0)
+            self.store.prune_after_insert(conn, "prompts", seq)
+        return Prompt(seq, created, session_id, key, body)
+
+    def list(self, *, limit: int = 20, session_id: str | None = None) -> list[Prompt]:
+        """Newest first."""
+        if session_id is None:
+            rows = self.store.query(
+                "SELECT * FROM prompts ORDER BY seq DESC LIMIT ?", (max(0, limit),)
+            )
+        else:
+            rows = self.store.query(
+                "SELECT * FROM prompts WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                (session_id, max(0, limit)),
+            )
+        return [_prompt(row) for row in rows]
+
+
+__all__ = ["MAX_PROMPT", "Prompt", "Prompts", "prompt_key"]

@@ -1,0 +1,202 @@
+"""The bridge's library operations through a real ``contextward bridge --stdio`` subprocess:
+inspection and guidance (rules and provider mode), the loop brake, the brief, the state
+block and the session lifecycle."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contextward.hosts.bridge_ops import default_registry
+from contextward.inspect.guidance import TITLES
+from test_bridge_harness import BridgeProcess, request
+
+SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"
+MESSAGES = [
+    {"id": "u1", "role": "user", "content": "Goal: ship OAuth login. Never change the public API."},
+    {"id": "a1", "role": "assistant", "content": "We chose PostgreSQL as the final database."},
+    {"id": "u2", "role": "user", "content": f"Use the key {SECRET} for staging."},
+    {"id": "t1", "role": "tool", "tool_name": "bash", "content": "src/a.py:1: OAuth"},
+]
+
+
+@pytest.fixture
+def bridge(tmp_path: Path) -> Iterator[BridgeProcess]:
+    process = BridgeProcess(tmp_path)
+    yield process
+    process.kill()
+
+
+def ok(answer: dict[str, Any]) -> Any:
+    assert answer["type"] == "result", answer
+    assert answer["ok"] is True, answer
+    return answer["result"]
+
+
+def test_every_operation_of_the_issue_is_registered() -> None:
+    assert default_registry().names() == [
+        "brief",
+        "command_outcome",
+        "guidance",
+        "inspect",
+        "loop_check",
+        "ping",
+        "record_event",
+        "state_block",
+        "version",
+    ]
+
+
+def test_inspect_follows_the_inspect_json_contract_and_masks(bridge: BridgeProcess) -> None:
+    result = ok(bridge.call(request("i", "inspect", messages=MESSAGES)))
+    assert result["schema_version"] == 1 and result["mode"] == "rules"
+    assert result["messages"] == 4
+    contents = [c["content"] for c in result["candidates"]]
+    assert "Never change the public API." in contents
+    assert SECRET not in json.dumps(result)
+    assert isinstance(result["inspection_id"], str)
+    assert sum(result["counts"].values()) == len(result["candidates"])
+
+
+def test_guidance_reuses_the_reviewed_inspection(bridge: BridgeProcess) -> None:
+    inspected = ok(bridge.call(request("i", "inspect", messages=MESSAGES)))
+    first = inspected["candidates"][0]
+    guidance = ok(
+        bridge.call(
+            request(
+                "g",
+                "guidance",
+                inspection_id=inspected["inspection_id"],
+                decisions=[{"candidate_id": first["id"], "action": "drop"}],
+            )
+        )
+    )
+    assert guidance["text"].startswith("contextward guidance")
+    assert TITLES["must_preserve"] in guidance["text"]
+    assert first["id"] not in {c["id"] for c in guidance["must_preserve"]}
+    assert guidance["reviewed"] is True
+    assert SECRET not in guidance["text"]
+
+
+def test_guidance_from_messages_and_bad_arguments(bridge: BridgeProcess) -> None:
+    guidance = ok(bridge.call(request("g", "guidance", messages=MESSAGES)))
+    assert "Never change the public API." in guidance["text"]
+    for fields, code in (
+        ({}, "invalid_request"),
+        ({"messages": "not a list"}, "invalid_request"),
+        ({"inspection_id": "nope"}, "invalid_request"),
+        (
+            {"messages": MESSAGES, "decisions": [{"candidate_id": "x", "action": "keep"}]},
+            "unknown_candidate",
+        ),
+        ({"transcript_path": "/no/such/transcript.jsonl"}, "invalid_request"),
+    ):
+        answer = bridge.call(request("bad", "guidance", **fields))
+        assert (answer["ok"], answer["code"]) == (False, code), fields
+
+
+def test_inspect_reads_a_host_transcript_where_it_is(bridge: BridgeProcess, tmp_path: Path) -> None:
+    transcript = tmp_path / "elsewhere" / "t.json"
+    transcript.parent.mkdir()
+    transcript.write_text(json.dumps(MESSAGES))
+    result = ok(bridge.call(request("i", "inspect", transcript_path=str(transcript))))
+    assert result["messages"] == 4
+
+
+def test_provider_mode_asks_the_hosts_model_and_validates_its_answer(
+    bridge: BridgeProcess,
+) -> None:
+    bridge.send(request("i", "inspect", messages=MESSAGES, provider=True))
+    asked = bridge.recv()
+    assert asked["type"] == "provider_request" and asked["parent_request_id"] == "i"
+    assert asked["task"] == "complete"
+    assert set(asked["input"]) == {"system", "prompt"}
+    assert "[a1] assistant: We chose PostgreSQL" in asked["input"]["prompt"]
+    assert SECRET not in asked["input"]["prompt"]  # the host's model never sees a secret
+    answer = {
+        "candidates": [
+            {"kind": "decision", "content": "We chose PostgreSQL", "source": "a1"},
+            {"kind": "goal", "content": "an invented fact", "source": "u1"},
+        ]
+    }
+    bridge.send(
+        {
+            "protocol_version": 1,
+            "type": "provider_response",
+            "request_id": asked["request_id"],
+            "ok": True,
+            "data": {"text": "```json\n" + json.dumps(answer) + "\n```"},
+        }
+    )
+    result = ok(bridge.recv())
+    assert result["mode"] == "provider"
+    contents = [c["content"] for c in result["candidates"]]
+    assert "We chose PostgreSQL" in contents
+    assert "an invented fact" not in contents
+
+
+def test_provider_mode_falls_back_to_rules_when_the_host_is_silent(
+    bridge: BridgeProcess,
+) -> None:
+    bridge.send(request("i", "inspect", messages=MESSAGES, provider=True, provider_timeout_ms=50))
+    assert bridge.recv()["type"] == "provider_request"
+    result = ok(bridge.recv())
+    assert result["mode"] == "rules"
+    assert "ProviderError" in result["fallback_reason"]
+
+
+def test_provider_mode_falls_back_when_the_model_answers_prose(bridge: BridgeProcess) -> None:
+    bridge.send(request("i", "inspect", messages=MESSAGES, provider=True))
+    asked = bridge.recv()
+    bridge.send(
+        {
+            "protocol_version": 1,
+            "type": "provider_response",
+            "request_id": asked["request_id"],
+            "ok": True,
+            "data": {"text": "I cannot help with that."},
+        }
+    )
+    assert ok(bridge.recv())["mode"] == "rules"
+
+
+def test_loop_brake_blocks_the_third_identical_failure(bridge: BridgeProcess) -> None:
+    assert ok(bridge.call(request("c0", "loop_check", command="npm test")))["action"] == "allow"
+    for n in range(2):
+        outcome = ok(
+            bridge.call(request(f"o{n}", "command_outcome", command="npm test", exit_code=1))
+        )
+        assert outcome == {"recorded": True, "outcome": "fail"}
+    blocked = ok(bridge.call(request("c1", "loop_check", command="npm  test || true")))
+    assert blocked["action"] == "block"
+    assert blocked["prior_failures"] == 2 and blocked["threshold"] == 3
+    assert "npm test" in blocked["reason"]
+    assert ok(bridge.call(request("c2", "loop_check", command="pytest -q")))["action"] == "allow"
+    bad = bridge.call(request("c3", "command_outcome", command="x", exit_code="1"))
+    assert bad["code"] == "invalid_request"
+
+
+def test_brief_and_state_block(bridge: BridgeProcess) -> None:
+    brief = ok(bridge.call(request("b", "brief", session_id="s1")))
+    assert brief["changed"] is True and brief["text"].startswith("## contextward brief")
+    again = ok(bridge.call(request("b2", "brief", session_id="s1", digest=brief["digest"])))
+    assert again == {"text": "", "digest": brief["digest"], "changed": False}
+    state = ok(bridge.call(request("s", "state_block", session_id="s1")))
+    assert state["text"].startswith("## Project state")
+
+
+def test_session_lifecycle_events(bridge: BridgeProcess, tmp_path: Path) -> None:
+    start = request("e1", "record_event", event="session_start", session_id="s1", host="pi")
+    assert ok(bridge.call(start)) == {"recorded": True}
+    tool = request("e2", "record_event", event="tool_call", session_id="s1", key="call-1")
+    assert ok(bridge.call(tool)) == {"recorded": True}
+    assert ok(bridge.call({**tool, "request_id": "e3"})) == {"recorded": False}
+    idle = ok(bridge.call(request("e4", "record_event", event="session_idle", session_id="s1")))
+    assert idle["recorded"] is True and isinstance(idle["logged"], bool)
+    for fields in ({"event": "nope", "session_id": "s1"}, {"event": "session_end"}):
+        assert bridge.call(request("bad", "record_event", **fields))["code"] == "invalid_request"
+    assert (tmp_path / ".contextward").is_dir()

@@ -1,0 +1,200 @@
+"""The session brief: bounded sections, trust labels, masking and the digest."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contextward.brief import MAX_CHARS, BriefCaps, brief_if_changed, render_brief
+from contextward.guard.loops import record_outcome
+from contextward.store import Store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    (tmp_path / ".git").mkdir()  # a project root without running git
+    s = Store.open(tmp_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"CONTEXTWARD_HOME": str(tmp_path / "personal")}
+
+
+def section(text: str, title: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index(f"{title}:") + 1
+    out = []
+    for line in lines[start:]:
+        if not line.startswith(("- ", "(+")):
+            break
+        out.append(line)
+    return out
+
+
+def test_empty_store_brief_has_seed_contract_and_no_evidence(
+    store: Store, env: dict[str, str]
+) -> None:
+    brief = render_brief(store, env=env)
+    assert brief.text.startswith("## contextward brief\ncontract:\n- 01-")
+    assert len(section(brief.text, "contract")) == 12
+    assert "decisions:" not in brief.text
+    assert brief.text.endswith(
+        "last evidence: none yet (run `contextward verify -- CMD` before claiming success)"
+    )
+
+
+def test_caps_say_what_they_hid_and_point_at_recall(store: Store, env: dict[str, str]) -> None:
+    for n in range(5):
+        store.journal.add("decision", f"decision number {n}", tags=["db"] if n == 4 else ())
+    brief = render_brief(store, env=env)
+    assert section(brief.text, "decisions") == [
+        "- decision number 4 [db] (j-5)",
+        "- decision number 3 (j-4)",
+        "- decision number 2 (j-3)",
+        "(+2 more hidden: contextward recall --type decision)",
+    ]
+    assert brief.hidden == {"decisions": 2}
+
+
+def test_agent_rows_are_never_rendered_as_trusted(store: Store, env: dict[str, str]) -> None:
+    store.journal.add("decision", "Owner decision stands")
+    store.journal.add("decision", "Agent decided to drop the tests", provenance="agent")
+    store.journal.add("correction", "Agent says ignore the contract", provenance="agent")
+    brief = render_brief(store, env=env)
+    assert section(brief.text, "decisions") == ["- Owner decision stands (j-1)"]
+    title = "agent notes (unverified: written by the agent, not owner authority)"
+    assert section(brief.text, title) == [
+        "- correction: Agent says ignore the contract (j-3)",
+        "- decision: Agent decided to drop the tests (j-2)",
+    ]
+    assert "corrections:" not in brief.text
+
+
+def test_agent_text_is_capped_shorter_than_owner_text(store: Store, env: dict[str, str]) -> None:
+    store.journal.add("decision", "o" * 500)
+    store.journal.add("note", "a" * 500, provenance="agent")
+    caps = BriefCaps()
+    brief = render_brief(store, env=env, caps=caps)
+    assert "o" * (caps.trusted_chars - 1) + "…" in brief.text
+    assert "a" * (caps.agent_chars - 1) + "…" in brief.text
+    assert "a" * caps.agent_chars not in brief.text
+
+
+def test_precedents_owner_statements_loops_and_last_evidence(
+    store: Store, env: dict[str, str]
+) -> None:
+    store.journal.add("lesson", "Mock the clock, do not bump the timeout", tags=["auth"])
+    store.prompts.record("hello")
+    store.prompts.record("Please keep the diff small. Never push to main.")
+    record_outcome(store, "pytest -q", 1)
+    record_outcome(store, "pytest -q", 1)
+    store.evidence.record(
+        command="npm run check",
+        fingerprint="npm run check",
+        streak_key="npm run check",
+        cwd=".",
+        exit_code=0,
+        duration_ms=1440,
+        verdict="ok",
+        reasons=(),
+        digest="",
+        output_bytes=0,
+        attempt_outcome="success",
+    )
+    brief = render_brief(store, env=env)
+    assert section(brief.text, "precedents") == ["- Mock the clock, do not bump the timeout (j-1)"]
+    assert section(brief.text, "owner said") == [
+        "- constraint: Never push to main.",
+        "- statement: hello",
+    ]
+    (loop,) = section(brief.text, "open loops")
+    assert loop.startswith("- `pytest -q`: 2 failing")
+    assert brief.text.endswith("last evidence: ev-0001 ok exit 0 1440ms `npm run check`")
+
+
+def test_owner_contract_rows_have_their_own_budget(
+    store: Store, env: dict[str, str], tmp_path: Path
+) -> None:
+    rows = "\n".join(f"- own-{n}: owner rule {n}" for n in range(8))
+    (tmp_path / ".contextward" / "contract.md").write_text(f"# contract\n\n## Owner\n{rows}\n")
+    lines = section(render_brief(store, env=env).text, "contract")
+    assert sum(line.startswith("- 0") or line.startswith("- 1") for line in lines) == 12
+    assert [line for line in lines if line.startswith("- own-")] == [
+        f"- own-{n}: owner rule {n}" for n in range(2, 8)
+    ]
+    assert lines[-1] == "(+2 more hidden: contextward contract list)"
+
+
+def test_secrets_are_masked(store: Store, env: dict[str, str]) -> None:
+    token = "ghp_" + "c" * 36
+    store.prompts.record(f"I need the deploy to use token {token}")
+    brief = render_brief(store, env=env)
+    assert token not in brief.text
+    assert "[secret:github-token]" in brief.text
+
+
+def test_digest_is_stable_and_changes_with_content(store: Store, env: dict[str, str]) -> None:
+    first = render_brief(store, env=env)
+    again = render_brief(store, env=env)
+    assert first == again
+    assert brief_if_changed(store, first.digest, env=env) is None
+    store.journal.add("decision", "Something new")
+    changed = brief_if_changed(store, first.digest, env=env)
+    assert changed is not None
+    assert changed.digest != first.digest
+    assert first.changed_since(None)
+
+
+def test_brief_stays_bounded_with_many_long_rows(store: Store, env: dict[str, str]) -> None:
+    for n in range(30):
+        store.journal.add("decision", f"{n} " + "x" * 1900)
+        store.journal.add("note", f"{n} " + "y" * 1900, provenance="agent")
+        store.prompts.record(f"I want {n} " + "z" * 3000)
+    brief = render_brief(store, env=env)
+    assert len(brief.text) < MAX_CHARS
+    assert brief.to_dict()["hidden"] == {
+        "decisions": 27,
+        "owner_statements": 18,
+        "unverified": 28,
+    }
+
+
+def test_hidden_counts_are_bounded_and_say_so(store: Store, env: dict[str, str]) -> None:
+    for n in range(101):
+        store.journal.add("decision", f"decision {n}")
+    lines = section(render_brief(store, env=env).text, "decisions")
+    assert lines[-1] == "(+97 or more hidden: contextward recall --type decision)"
+
+
+def test_without_leaves_out_named_sections(store: Store, env: dict[str, str]) -> None:
+    store.prompts.record("Never push to main.")
+    store.journal.add("decision", "Use WAL")
+    brief = render_brief(store, env=env)
+    assert "owner said:" in brief.text
+    text = brief.without("owner_statements")
+    assert "owner said:" not in text
+    assert "- Use WAL (j-1)" in text
+    assert text.endswith(brief.text.splitlines()[-1])
+    assert brief.without() == brief.text
+
+
+def test_state_decisions_join_and_moved_journal_rows_are_not_repeated(
+    store: Store, env: dict[str, str], tmp_path: Path
+) -> None:
+    from contextward.state import StateProject, adopt_journal_decisions, record_decision
+
+    project = StateProject.open(tmp_path)
+    store.journal.add("decision", "Keep the CLI thin")
+    adopt_journal_decisions(store, project)
+    record_decision("Redis for caching", rejected=True, why="another service", project=project)
+    lines = section(render_brief(store, env=env).text, "decisions")
+    assert [line.rsplit(" (", 1)[0] for line in lines] == [
+        "- [REJECTED] Redis for caching — another service",
+        "- Keep the CLI thin",
+    ]
+    assert all(line.endswith(")") and "(state:" in line for line in lines)

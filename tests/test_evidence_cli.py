@@ -1,0 +1,139 @@
+"""``contextward verify | evidence | loops``: exit codes and output, plus a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.cli import main
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    return tmp_path
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_verify_ok_exits_zero_and_cites_the_id(project: Path) -> None:
+    code, out, _ = run("verify", "--", "echo", "hello")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].startswith("contextward verify ev-0001 · exit 0 · ok · ")
+    assert lines[1:] == [
+        "cmd: echo hello",
+        "digest:",
+        "  hello",
+        "Nudge: cite ev-0001 when claiming success.",
+    ]
+
+
+def test_arguments_are_joined_and_run_by_bash(project: Path) -> None:
+    code, out, _ = run("verify", "--", "false || true")
+    assert code == 1
+    assert "UNTRUSTED" in out.splitlines()[0]
+    assert "fix: drop the failure mask" in out
+    code, out, _ = run("verify", "--", "echo a | cat")
+    assert code == 1 and "fix: bash -o pipefail -c 'echo a | cat'" in out
+
+
+def test_failure_then_refusal(project: Path) -> None:
+    assert run("verify", "--", "exit 3")[0] == 1
+    assert run("verify", "--", "exit 3")[0] == 1
+    code, out, _ = run("verify", "--", "exit 3")
+    assert code == 1
+    assert out.splitlines()[0] == "contextward verify refused · `exit 3` · 2 prior failures"
+    code, out, _ = run("loops", "--json")
+    assert code == 1
+    assert json.loads(out) == [
+        {
+            "command": "exit 3",
+            "failures": 2,
+            "threshold": 3,
+            "blocked": True,
+            "last_at": json.loads(out)[0]["last_at"],
+        }
+    ]
+
+
+def test_timeout_records_124(project: Path) -> None:
+    code, out, _ = run("verify", "--timeout", "1", "--", "sleep 20")
+    assert code == 1
+    assert " exit 124 · TIMEOUT · " in out.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "args", [("verify",), ("verify", "--", " "), ("verify", "--timeout", "0", "--", "true")]
+)
+def test_bad_verify_input_exits_two(project: Path, args: tuple[str, ...]) -> None:
+    code, _, err = run(*args)
+    assert code == 2 and err.startswith("contextward: error: ")
+
+
+def test_evidence_views(project: Path) -> None:
+    run("verify", "--", "echo one")
+    run("verify", "--", "echo two; exit 1")
+    code, out, _ = run("evidence")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("ev-0002 · exit 1 · FAIL · ") and lines[0].endswith(
+        "· echo two; exit 1"
+    )
+    assert lines[1] == "  last line: two"
+    code, out, _ = run("evidence", "--id", "ev-1", "--json")
+    assert [r["digest"] for r in json.loads(out)] == ["one"]
+    code, _, err = run("evidence", "--id", "ev-9")
+    assert code == 2 and err == "contextward: error: no evidence run ev-9\n"
+
+
+def test_config_threshold_and_warnings_apply(project: Path) -> None:
+    (project / ".contextward").mkdir()
+    (project / ".contextward" / "config.toml").write_text("loop_block_after = 2\nbogus = 1\n")
+    code, _, err = run("verify", "--", "false")
+    assert code == 1
+    assert err == "contextward: warning: project config: bogus is not a setting; ignored\n"
+    code, out, _ = run("verify", "--", "false")
+    assert "refused" in out
+
+
+def test_verify_as_a_real_process_closes_stdin(project: Path) -> None:
+    env = {**os.environ, "CONTEXTWARD_HOME": str(project / "home")}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from contextward.cli import main; main()",
+            "verify",
+            "--",
+            "cat",
+            "&&",
+            "echo",
+            "done",
+        ],
+        input="this must not be read",
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "  done" in proc.stdout and "must not be read" not in proc.stdout
+
+
+def test_undecodable_bytes_in_a_command(project: Path) -> None:
+    code, out, _ = run("verify", "--", "echo", "\udcff")
+    assert code == 0 and "cmd: echo \ufffd" in out

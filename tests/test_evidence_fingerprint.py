@@ -1,0 +1,121 @@
+"""Fingerprints, streak keys and the UNTRUSTED analysis of command lines."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward.guard.fingerprint import (
+    Token,
+    assess,
+    fingerprint,
+    pipefail_rewrite,
+    shell_tokens,
+    streak_key,
+    untrusted_reasons,
+)
+
+PIPE = "pipeline without pipefail: the exit status is only the last stage's"
+MASK = "failure mask (`|| true`, `; true`, `|| :` or similar) forces exit 0"
+
+
+def test_tokens_keep_quotes_and_split_operators() -> None:
+    assert shell_tokens("echo 'a  b' \"c|d\" | wc -l && x=$(ls | head) ;") == [
+        Token("echo"),
+        Token("'a  b'"),
+        Token('"c|d"'),
+        Token("|", op=True),
+        Token("wc"),
+        Token("-l"),
+        Token("&&", op=True),
+        Token("x=$(ls | head)"),
+        Token(";", op=True),
+    ]
+
+
+def test_redirections_are_not_operators() -> None:
+    assert [t.text for t in shell_tokens("pytest 2>&1 &>log >|out")] == [
+        "pytest",
+        "2>&1",
+        "&>log",
+        ">|out",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("pytest   -q", "pytest -q"),
+        ("pytest -q ;", "pytest -q"),
+        ("pytest -q # retry", "pytest -q"),
+        ("a\nb", "a ; b"),
+        ("echo 'two  spaces'", "echo 'two  spaces'"),
+    ],
+)
+def test_fingerprint(command: str, expected: str) -> None:
+    assert fingerprint(command) == expected
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "npm test",
+        "npm  test;",
+        "npm test || true",
+        "npm test || :",
+        "npm test; true",
+        "npm test ||true ;",
+    ],
+)
+def test_masks_and_separators_share_one_streak(variant: str) -> None:
+    assert streak_key(variant) == "npm test"
+
+
+def test_different_commands_have_different_streaks() -> None:
+    assert streak_key("npm test -- auth") != streak_key("npm test")
+    assert streak_key("npm test && true") == "npm test && true"
+
+
+@pytest.mark.parametrize(
+    ("command", "reasons"),
+    [
+        ("pytest -q", ()),
+        ("pytest -q && echo ok", ()),
+        ("pytest || pytest --lf", ()),
+        ("pytest | tee log", (PIPE,)),
+        ("pytest |& tee log", (PIPE,)),
+        ("set -o pipefail; pytest | tee log", ()),
+        ("set -euo pipefail; pytest | tee log", ()),
+        ("bash -o pipefail -c 'pytest | tee log'", ()),
+        ("echo 'a | b'", ()),
+        ("npm test || true", (MASK,)),
+        ("npm test || :", (MASK,)),
+        ("npm test || echo failed", (MASK,)),
+        ("npm test; true", (MASK,)),
+        ("npm test; exit 0", (MASK,)),
+        ("(npm test || true)", (MASK,)),
+        ("! npm test", ("negated: `!` inverts the exit status",)),
+        ("npm test &", ("backgrounded: a trailing `&` exits 0 before the command finishes",)),
+        ("pytest | tee log || true", (PIPE, MASK)),
+    ],
+)
+def test_untrusted_reasons(command: str, reasons: tuple[str, ...]) -> None:
+    assert untrusted_reasons(command) == reasons
+    assert assess(command).trusted is (not reasons)
+
+
+def test_pipefail_rewrite_quotes_the_command() -> None:
+    assert pipefail_rewrite("a | b 'c'") == "bash -o pipefail -c 'a | b '\"'\"'c'\"'\"''"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab |&;()'\"\\$`#\n<>=!:")) | st.characters(), max_size=60
+    )
+)
+def test_lexer_never_raises_and_fingerprint_is_stable(command: str) -> None:
+    found = assess(command)
+    assert fingerprint(found.fingerprint) == found.fingerprint
+    assert streak_key(found.streak_key) == found.streak_key

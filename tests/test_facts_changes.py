@@ -1,0 +1,274 @@
+"""The facts verifier names each kind of change, in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextward.core import ContextItem, FactsVerifier, LiteralVerifier, verify_context
+from contextward.core.snapshot import Snapshot
+
+
+def judge(content: str, context: str, kind: str = "constraint") -> tuple[str, str]:
+    (finding,) = FactsVerifier().verify([ContextItem("x", kind, content, True)], context)
+    return finding["status"], finding["reason"]
+
+
+FILLER_EN = "The user is building OAuth login. Tests pass (48/48). "
+FILLER_ZH = "用户正在开发OAuth登录。上次修改后测试全部通过。"
+
+CASES = [
+    # (item, summary, status, reason)
+    (
+        "Never push to main; open a pull request instead.",
+        FILLER_EN + "Never push to main; open a pull request instead.",
+        "preserved",
+        "preserved: verbatim",
+    ),
+    (
+        "Never push to main; open a pull request instead.",
+        FILLER_EN + "NEVER   push to\n  main;  open a pull request instead.",
+        "preserved",
+        "preserved: verbatim",
+    ),
+    (
+        "You must keep the monthly cloud budget under $500.",
+        FILLER_EN + "The monthly cloud budget has to stay under 500 dollars.",
+        "preserved",
+        "preserved: same meaning (4 of 5 key terms, 1 anchors intact)",
+    ),
+    (
+        "Never push to main; open a pull request instead.",
+        FILLER_EN + "Pushing to main is fine now.",
+        "changed",
+        "changed: negation flipped (removed)",
+    ),
+    (
+        "Use PostgreSQL for the session store.",
+        FILLER_EN + "Do not use PostgreSQL for the session store.",
+        "changed",
+        "changed: negation flipped (added)",
+    ),
+    (
+        "You must run the full test suite before each deploy.",
+        FILLER_EN + "You may run the full test suite before each deploy.",
+        "changed",
+        "changed: obligation weakened",
+    ),
+    (
+        "You must keep the monthly cloud budget under $500.",
+        FILLER_EN + "You must keep the monthly cloud budget under $5000.",
+        "changed",
+        "changed: value swapped (currency)",
+    ),
+    (
+        "You must keep the monthly cloud budget under $500.",
+        FILLER_EN + "You must keep the monthly cloud budget under $800 (previously $500).",
+        "changed",
+        "changed: stale value (currency)",
+    ),
+    (
+        "Store OAuth account links in the table oauth_accounts.",
+        FILLER_EN + "Store OAuth account links in the table oauth_users.",
+        "changed",
+        "changed: identifier swapped (identifier)",
+    ),
+    (
+        "Deploy the service behind /api/v1 routes.",
+        FILLER_EN + "Deploy the service behind /api/v2 routes.",
+        "changed",
+        "changed: identifier swapped (path)",
+    ),
+    (
+        "Store OAuth account links in PostgreSQL.",
+        FILLER_EN + "Store OAuth account links in MySQL.",
+        "changed",
+        "changed: identifier swapped (name)",
+    ),
+    (
+        "You must run the full test suite before each deploy.",
+        FILLER_EN + "You must run the full test suite before each deploy. This rule was lifted.",
+        "changed",
+        "changed: revoked",
+    ),
+    (
+        "You must run the full test suite before each deploy.",
+        FILLER_EN,
+        "lost",
+        "lost: too few key terms matched (1 of 6)",
+    ),
+    # Chinese
+    (
+        "不要直接推送到主分支，必须先开合并请求。",
+        FILLER_ZH + "不要直接推送到主分支，必须先开合并请求。",
+        "preserved",
+        "preserved: verbatim",
+    ),
+    (
+        "每月云服务预算必须控制在500美元以内。",
+        FILLER_ZH + "每月的云服务预算务必控制在500美元以内。",
+        "preserved",
+        "preserved: same meaning (8 of 9 key terms, 1 anchors intact)",
+    ),
+    (
+        "不要直接推送到主分支。",
+        FILLER_ZH + "可以直接推送到主分支。",
+        "changed",
+        "changed: negation flipped (removed)",
+    ),
+    (
+        "把会话存到Redis里。",
+        FILLER_ZH + "不要把会话存到Redis里。",
+        "changed",
+        "changed: negation flipped (added)",
+    ),
+    (
+        "部署前必须运行全部测试。",
+        FILLER_ZH + "部署前可以运行全部测试。",
+        "changed",
+        "changed: obligation weakened",
+    ),
+    (
+        "每月云服务预算必须控制在500美元以内。",
+        FILLER_ZH + "每月云服务预算必须控制在5000美元以内。",
+        "changed",
+        "changed: value swapped (currency)",
+    ),
+    (
+        "每月云服务预算必须控制在500美元以内。",
+        FILLER_ZH + "每月云服务预算必须控制在800美元（原为500美元）以内。",
+        "changed",
+        "changed: stale value (currency)",
+    ),
+    (
+        "OAuth账号关联存到oauth_accounts表里。",
+        FILLER_ZH + "OAuth账号关联存到oauth_users表里。",
+        "changed",
+        "changed: identifier swapped (identifier)",
+    ),
+    (
+        "部署前必须运行全部测试。",
+        FILLER_ZH + "部署前必须运行全部测试（此条已取消）。",
+        "changed",
+        "changed: revoked",
+    ),
+    (
+        "部署前必须运行全部测试。",
+        FILLER_ZH,
+        "lost",
+        "lost: too few key terms matched (2 of 7)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "status", "reason"),
+    CASES,
+    ids=[f"{c[3]} #{n}" for n, c in enumerate(CASES)],
+)
+def test_each_kind_of_change_is_named(item: str, summary: str, status: str, reason: str) -> None:
+    assert judge(item, summary) == (status, reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "reason"),
+    [
+        ("Deploy on Friday.", "Deploy on Monday.", "changed: value swapped (date)"),
+        ("Reply in English.", "Reply in French.", "changed: identifier swapped (name)"),
+        ("Never push to main.", "Push to develop, never to main.", None),
+        ("Use pnpm, not npm.", "Use pnpm instead of npm.", None),
+        (
+            "Never push to main; open a PR instead.",
+            "Never push to develop; open a PR instead.",
+            "changed: term swapped",
+        ),
+        (
+            "Never push to hotfix-17; open a PR instead.",
+            "Never push to main; open a PR instead.",
+            "changed: identifier swapped",
+        ),
+        (
+            "Never push to main; open a PR instead.",
+            "Never push to main, open a pull request instead.",
+            None,
+        ),
+        ("Set the timeout to 30s.", "The timeout is set to 30 seconds.", None),
+        ("The cap is $1,200 per month.", "The cap is $1.2k per month.", None),
+        ("Coverage must stay above 75%.", "Coverage has to stay above 75 percent.", None),
+    ],
+)
+def test_short_items_and_unit_spellings(item: str, summary: str, reason: str | None) -> None:
+    status, said = judge(item, f"Intro. {summary} Other notes.")
+    if reason is None:
+        assert status == "preserved", said
+    else:
+        assert (status, said) == ("changed", reason)
+
+
+def test_a_missing_critical_anchor_is_never_preserved() -> None:
+    assert judge(
+        "Rotate the key stored in the VAULT_ROOT_TOKEN variable every 30 days.",
+        "Rotate the key stored in the variable regularly, every few days.",
+    ) == ("lost", "lost: critical anchor missing (duration)")
+
+
+def test_the_issue_examples() -> None:
+    """The three changes the issue names, all invisible to a substring check."""
+    snapshot = Snapshot.of(
+        [
+            {"id": "c1", "kind": "constraint", "content": "Never push to main.", "critical": True},
+            {
+                "id": "c2",
+                "kind": "constraint",
+                "content": "The budget cap is $500.",
+                "critical": True,
+            },
+            {"id": "c3", "kind": "requirement", "content": "You must add tests.", "critical": True},
+        ]
+    )
+    summary = "Pushing to main is fine now. The budget cap is $5000. You may add tests."
+    facts = verify_context(snapshot, summary, FactsVerifier())
+    assert facts.changed == ["c1", "c2", "c3"]
+    assert [f.reason for f in facts.findings] == [
+        "changed: negation flipped (removed)",
+        "changed: value swapped (currency)",
+        "changed: obligation weakened",
+    ]
+    assert verify_context(snapshot, summary, LiteralVerifier()).lost == ["c1", "c2", "c3"]
+
+
+def test_a_compaction_summary_keeps_most_and_drops_one_constraint() -> None:
+    snapshot = Snapshot.of(
+        [
+            {"id": "g", "kind": "goal", "content": "Ship Google and GitHub sign-in by Friday."},
+            {"id": "c", "kind": "constraint", "content": "never push to main; open a PR instead."},
+            {
+                "id": "d",
+                "kind": "decision",
+                "content": "Store OAuth account links in PostgreSQL, table oauth_accounts.",
+            },
+            {"id": "f", "kind": "fact", "content": "Sessions live in Redis."},
+        ]
+    )
+    summary = (
+        "## Summary\n\nThe user wants to ship Google and GitHub sign-in by Friday.\n"
+        "Sessions live in Redis. OAuth account links are stored in PostgreSQL\n"
+        "(table oauth_accounts). Tests pass (48/48).\n"
+    )
+    report = verify_context(snapshot, summary, FactsVerifier())
+    assert (report.preserved, report.lost, report.changed) == (["g", "d", "f"], ["c"], [])
+
+
+def test_a_distractor_sentence_nearby_does_not_flip_polarity() -> None:
+    summary = (
+        "Store sessions in Redis. Do not touch the billing schema. We may revisit caching later."
+    )
+    assert judge("Store sessions in Redis.", summary)[0] == "preserved"
+
+
+def test_an_item_without_any_term_falls_back_to_folded_substring() -> None:
+    assert judge("OK!", "status: ok!") == ("preserved", "preserved: verbatim")
+    assert judge("OK!", "status: fine") == ("lost", "lost: no matching region")
+
+
+def test_empty_context_loses_everything() -> None:
+    assert judge("Never push to main.", "") == ("lost", "lost: no matching region")

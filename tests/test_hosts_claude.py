@@ -1,0 +1,276 @@
+"""Claude Code hooks driven with real payload shapes (reference/claude-code-offline.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contextward.hosts import claude_code
+from contextward.hosts.claude_install import ENTRY_SCRIPT, HOOK_EVENTS
+from contextward.store import Store
+
+SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return tmp_path
+
+
+def fire(project: Path, event: str, **fields: Any) -> tuple[int, str, str]:
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}
+    out, err = io.StringIO(), io.StringIO()
+    code = claude_code.run(io.BytesIO(json.dumps(payload).encode()), out, err, env={})
+    return code, out.getvalue(), err.getvalue()
+
+
+def context(output: str) -> str:
+    data = json.loads(output)
+    return str(data["hookSpecificOutput"]["additionalContext"])
+
+
+def transcript(path: Path, lines: list[tuple[str, str]]) -> Path:
+    """A Claude Code transcript JSONL with text turns (role, text)."""
+    rows = []
+    for n, (role, text) in enumerate(lines):
+        rows.append(
+            {
+                "type": role,
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "s1",
+                "isSidechain": False,
+                "message": {"role": role, "content": [{"type": "text", "text": text}]},
+            }
+        )
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_session_start_injects_the_brief_and_state(project: Path) -> None:
+    code, out, err = fire(project, "SessionStart", source="startup")
+    assert (code, err) == (0, "")
+    text = context(out)
+    assert "## contextward brief" in text and "## Project state" in text
+    assert len(text) < 9500
+
+
+def test_a_prompt_is_recorded_once_and_only_a_delta_is_injected(project: Path) -> None:
+    fire(project, "SessionStart", source="startup")
+    prompt = f"Never push to main. key={SECRET}"
+    # Nothing new in the record: silence (the owner's own words are not echoed back).
+    assert fire(project, "UserPromptSubmit", prompt=prompt, prompt_id="p1") == (0, "", "")
+    assert fire(project, "UserPromptSubmit", prompt=prompt, prompt_id="p1")[1] == ""
+    with Store.open(project) as store:
+        assert [p.text for p in store.prompts.list()] == [
+            "Never push to main. key=[secret:openai-key]"
+        ]
+        store.journal.add("correction", "The staging database is shared with QA.")
+    delta = context(fire(project, "UserPromptSubmit", prompt="go on", prompt_id="p2")[1])
+    assert "The staging database is shared with QA." in delta
+    assert "## contextward brief" not in delta and "Never push to main" not in delta
+    assert fire(project, "UserPromptSubmit", prompt="and then?", prompt_id="p3")[1] == ""
+
+
+def test_loop_brake_denies_the_third_identical_failure(project: Path) -> None:
+    outputs = []
+    for n in range(3):
+        outputs.append(
+            fire(
+                project,
+                "PreToolUse",
+                tool_name="Bash",
+                tool_input={"command": "make lint"},
+                tool_use_id=f"t{n}",
+            )[1]
+        )
+        fire(
+            project,
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "make lint"},
+            tool_use_id=f"t{n}",
+            error="Exit code 2",
+        )
+    assert outputs[:2] == ["", ""]
+    decision = json.loads(outputs[2])["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "failed 2 time(s)" in decision["permissionDecisionReason"]
+
+
+def test_a_repeated_post_tool_event_counts_once(project: Path) -> None:
+    for _ in range(3):
+        fire(
+            project,
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "make x"},
+            tool_use_id="same",
+            error="Exit code 1",
+        )
+    out = fire(
+        project, "PreToolUse", tool_name="Bash", tool_input={"command": "make x"}, tool_use_id="n"
+    )[1]
+    assert out == ""
+
+
+def test_risky_commands_ask_and_benign_lookalikes_stay_silent(project: Path) -> None:
+    out = fire(
+        project, "PreToolUse", tool_name="Bash", tool_input={"command": "git reset --hard HEAD~3"}
+    )[1]
+    decision = json.loads(out)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "ask"
+    assert (
+        fire(
+            project,
+            "PreToolUse",
+            tool_name="Bash",
+            tool_input={"command": "echo 'git reset --hard'"},
+        )[1]
+        == ""
+    )
+    assert (
+        fire(project, "PreToolUse", tool_name="Read", tool_input={"file_path": "/etc/passwd"})[1]
+        == ""
+    )
+
+
+def test_test_commands_become_evidence(project: Path) -> None:
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": "pytest -q"},
+        tool_use_id="t1",
+        tool_response={"stdout": "3 passed", "stderr": ""},
+    )
+    with Store.open(project) as store:
+        run = store.evidence.last()
+    assert run is not None and (run.command, run.exit_code, run.verdict) == ("pytest -q", 0, "ok")
+
+
+def test_the_compaction_loop_restores_exactly_what_the_summary_lost(project: Path) -> None:
+    path = transcript(
+        project / "t.jsonl",
+        [
+            ("user", "Goal: ship OAuth login for the billing service."),
+            ("user", "Never push to main; open a PR instead."),
+            ("assistant", "Decision: store OAuth links in PostgreSQL, table oauth_accounts."),
+        ],
+    )
+    fire(project, "SessionStart", source="startup")
+    code, guidance, _ = fire(
+        project, "PreCompact", trigger="manual", transcript_path=str(path), custom_instructions=None
+    )
+    assert code == 0 and not guidance.startswith("{")
+    assert "Never push to main; open a PR instead." in guidance
+    summary = (
+        "<analysis>x</analysis>\n<summary>1. Goal: ship OAuth login for the billing service.\n"
+        "2. Decision: store OAuth links in PostgreSQL, table oauth_accounts.</summary>"
+    )
+    assert (
+        fire(project, "SubagentStop", agent_id="a1", agent_type="", last_assistant_message=summary)[
+            1
+        ]
+        == ""
+    )
+    restore = context(fire(project, "SessionStart", source="compact")[1])
+    head = restore.split("\n\n")[0]
+    assert "Never push to main; open a PR instead." in head
+    assert "ship OAuth login" not in head and "PostgreSQL" not in head
+    assert fire(project, "PostCompact", trigger="manual", compact_summary=summary)[1] == ""
+    with Store.open(project) as store:
+        sources = [r.data["source"] for r in store.check_reports.list()]
+    assert sources == ["post_compact", "subagent"]
+
+
+def test_without_a_check_every_critical_item_is_restored(project: Path) -> None:
+    path = transcript(
+        project / "t.jsonl", [("user", "Never push to main."), ("user", "Goal: ship it.")]
+    )
+    fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    restore = context(fire(project, "SessionStart", source="compact")[1])
+    assert "could not be checked" in restore and "Never push to main." in restore
+
+
+def test_an_unrelated_subagent_is_not_taken_for_a_summary(project: Path) -> None:
+    fire(
+        project,
+        "SubagentStop",
+        agent_id="a",
+        agent_type="Explore",
+        last_assistant_message="found 3 files",
+    )
+    with Store.open(project) as store:
+        assert store.check_reports.list() == []
+
+
+def test_session_end_without_checkpoint_writes_the_auto_log(project: Path) -> None:
+    fire(project, "SessionStart", source="startup")
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Write",
+        tool_input={"file_path": str(project / "a.py")},
+        tool_use_id="w1",
+        tool_response={"success": True},
+    )
+    assert fire(project, "SessionEnd", reason="other")[1] == ""
+    state = (project / "STATE.md").read_text()
+    assert "without a checkpoint" in state and "1 files modified" in state
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[]", b'{"no": "event"}', b"\xff\xfe"])
+def test_bad_payloads_are_ignored_with_one_line(raw: bytes) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert claude_code.run(io.BytesIO(raw), out, err, env={}) == 0
+    assert out.getvalue() == "" and err.getvalue().count("\n") == 1
+
+
+def test_an_internal_error_fails_open(project: Path) -> None:
+    (project / ".contextward").write_text("a file where the store folder should be")
+    code, out, err = fire(project, "SessionStart", source="startup")
+    assert (code, out) == (0, "")
+    assert err.startswith("contextward: SessionStart hook failed (") and err.count("\n") == 1
+
+
+def test_the_fast_entry_runs_as_a_real_process_without_site(project: Path) -> None:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    done = subprocess.run(
+        [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    probe = (
+        "import io, json, runpy, sys\n"
+        f"ns = runpy.run_path({str(ENTRY_SCRIPT)!r}, run_name='entry')\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({json.dumps(payload).encode()!r}))\n"
+        "ns['main']()\n"
+        "heavy = [m for m in sys.modules if m.split('.')[0] in ('click', 'mcp', 'pydantic', 'rich')]\n"
+        "print('HEAVY', sorted(heavy))\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-S", "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert loaded.stdout.strip().splitlines()[-1] == "HEAVY []", loaded.stderr
+
+
+def test_every_installed_event_has_a_handler() -> None:
+    assert {event for event, _, _ in HOOK_EVENTS} == set(claude_code.HANDLERS)

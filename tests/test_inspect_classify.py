@@ -1,0 +1,163 @@
+"""Classification by role and position, in English and Chinese, through the whole pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextward.inspect import Candidate, InspectionResult, Message, inspect_messages
+from contextward.inspect.classifier import Context, classify
+from contextward.inspect.segment import Unit
+
+
+def kind(text: str, role: str = "user", *, opening: bool = False) -> str:
+    return classify(Unit(text), Context(role, opening=opening)).kind  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Don't send emails on my behalf.", "constraint"),
+        ("Never push to main.", "constraint"),
+        ("不要改公共 API", "constraint"),
+        ("Production config is off-limits.", "constraint"),
+        ("PRs only — nothing goes straight to main.", "constraint"),
+        ("Standard library only — no third-party packages.", "constraint"),
+        ("约束：必须保持现有 API 兼容。", "constraint"),
+        ("I'd rather we keep the config in TypeScript.", "preference"),
+        ("Decision: store sessions in Redis.", "decision"),
+        ("我们最终选择 PostgreSQL。", "decision"),
+        ("SQLite was dropped because concurrent writes locked the file.", "rejected"),
+        ("SQLite 因为并发写入锁问题被放弃。", "rejected"),
+        ("TODO: auth.py 还没有完成 OAuth callback。", "todo"),
+        ("Still open: the callback returns 500.", "todo"),
+        ("Actually, make that 3 attempts.", "correction"),
+        ("Careful: the Docker images still inject the old variable.", "risk"),
+        ("Noted.", "transient"),
+        ("好的", "transient"),
+    ],
+)
+def test_user_statements(text: str, expected: str) -> None:
+    assert kind(text) == expected
+
+
+def test_the_opening_request_is_the_goal() -> None:
+    assert kind("Users get logged out every few minutes; find out why.", opening=True) == "goal"
+    assert kind("Users get logged out every few minutes; find out why.") != "goal"
+
+
+def test_the_assistant_cannot_impose_rules_and_its_narration_is_noise() -> None:
+    assert (
+        kind("Don't change the public API.", "assistant") != "constraint"
+        or classify(Unit("Don't change the public API."), Context("assistant")).confidence < 0.8
+    )
+    assert kind("Let me look at how sessions are stored today.", "assistant") == "transient"
+    assert kind("I'll keep /api/v1 stable and work on a branch.", "assistant") == "transient"
+    assert kind("Decision: store OAuth account links in PostgreSQL.", "assistant") == "decision"
+    assert kind("Status: Google sign-in works end to end.", "assistant") == "state"
+
+
+def run(*messages: Message) -> InspectionResult:
+    return inspect_messages(messages)
+
+
+def only(result: InspectionResult, content: str) -> Candidate:
+    found = [c for c in result.candidates if c.content == content]
+    assert len(found) == 1, [c.content for c in result.candidates]
+    return found[0]
+
+
+def test_tool_output_is_one_dropped_candidate_with_a_verbatim_prefix() -> None:
+    result = run(Message("t1", "tool", "$ npm test\n" + "PASS x\n" * 1000, tool_name="Bash"))
+    (candidate,) = result.candidates
+    assert (candidate.kind, candidate.action, candidate.content) == (
+        "tool_output",
+        "drop",
+        "$ npm test",
+    )
+
+
+def test_an_error_that_explains_an_abandoned_approach_is_kept() -> None:
+    result = run(
+        Message("u1", "user", "Store the links somewhere durable."),
+        Message(
+            "t1", "tool", "Traceback:\nsqlite3.OperationalError: database is locked", is_error=True
+        ),
+        Message("a1", "assistant", "SQLite is not an option here."),
+    )
+    error = only(result, "sqlite3.OperationalError: database is locked")
+    assert (error.kind, error.action, error.sources) == ("rejected", "keep", ("t1",))
+
+
+def test_a_resolved_error_stays_noise() -> None:
+    result = run(
+        Message("t1", "tool", "FAILED test_x - AssertionError", is_error=True),
+        Message("a1", "assistant", "The test fails because of a typo; fixed."),
+    )
+    assert {c.action for c in result.candidates} == {"drop"}
+
+
+def test_duplicates_merge_with_all_their_sources() -> None:
+    result = run(
+        Message("u1", "user", "Never push to main."),
+        Message("u2", "user", "never push to main"),
+    )
+    (candidate,) = result.candidates
+    assert candidate.sources == ("u1", "u2") and candidate.content == "Never push to main."
+
+
+def test_ids_are_stable_and_depend_on_source_kind_and_text() -> None:
+    first = run(Message("u1", "user", "Never push to main."))
+    again = run(Message("u1", "user", "Never push to main."))
+    other = run(Message("u9", "user", "Never push to main."))
+    assert first.candidates[0].id == again.candidates[0].id
+    assert first.candidates[0].id != other.candidates[0].id
+    assert first.candidates[0].id.startswith("constraint-")
+
+
+def test_supersession_marks_the_stale_decision() -> None:
+    result = run(
+        Message("a1", "assistant", "Decision: use Celery to build the export in the background."),
+        Message("u1", "user", "No emails to customers from this feature."),
+        Message("a2", "assistant", "Switching to a streaming response instead of Celery."),
+    )
+    old = only(result, "Decision: use Celery to build the export in the background.")
+    new = only(result, "Switching to a streaming response instead of Celery.")
+    assert new.supersedes == (old.id,) and old.superseded_by == new.id
+    assert (old.action, old.critical) == ("drop", False) and new.action == "keep"
+
+
+def test_no_longer_retires_a_rule_in_chinese_too() -> None:
+    result = run(
+        Message("u1", "user", "输出先继续写 Elasticsearch。"),
+        Message("u2", "user", "更正一下：输出改成写到 Loki，不再写 Elasticsearch。"),
+    )
+    old = only(result, "输出先继续写 Elasticsearch。")
+    assert (
+        old.superseded_by == only(result, "更正一下：输出改成写到 Loki，不再写 Elasticsearch。").id
+    )
+
+
+def test_an_assistant_echo_never_retires_the_users_word() -> None:
+    result = run(
+        Message("u1", "user", "Switch to PostgreSQL full-text search instead of LIKE."),
+        Message("a1", "assistant", "Understood, switching to full-text search instead."),
+    )
+    assert (
+        only(result, "Switch to PostgreSQL full-text search instead of LIKE.").superseded_by is None
+    )
+
+
+def test_compaction_summaries_are_read_for_memories() -> None:
+    result = run(
+        Message(
+            "s1",
+            "system",
+            "This session is being continued from a previous conversation.\n"
+            "- Decision: use PostgreSQL for account links.\n- Never push to main.",
+            summary=True,
+        )
+    )
+    kinds = {c.content: (c.kind, c.action) for c in result.candidates}
+    assert kinds["Decision: use PostgreSQL for account links."] == ("decision", "keep")
+    assert kinds["Never push to main."] == ("constraint", "keep")
+    assert kinds["This session is being continued from a previous conversation."][1] == "drop"

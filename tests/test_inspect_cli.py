@@ -1,0 +1,216 @@
+"""``inspect``, ``guidance``, ``snapshot``, ``review`` and ``demo`` through click's runner and a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.cli import main
+from contextward.core import Snapshot
+
+SECRET = "sk-" + "live0content0must0not0leak0" * 2
+CONVERSATION = [
+    {"id": "u1", "role": "user", "content": "Goal: ship OAuth login by Friday."},
+    {"id": "u2", "role": "user", "content": f"Never push to main. The key is {SECRET} for now."},
+    {"id": "a1", "role": "assistant", "content": "Let me look at the routes."},
+    {
+        "id": "t1",
+        "role": "tool",
+        "tool_name": "Bash",
+        "content": "$ grep -rn auth src/\nsrc/a.py:1: auth",
+    },
+    {"id": "a2", "role": "assistant", "content": "Maybe later."},
+    {
+        "id": "a3",
+        "role": "assistant",
+        "content": "I wonder whether the partner team still calls the legacy sync endpoint every night.",
+    },
+]
+
+
+@pytest.fixture
+def convo(tmp_path: Path) -> Path:
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps({"messages": CONVERSATION}))
+    return path
+
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_inspect_json_is_exactly_the_contract(convo: Path) -> None:
+    code, out, err = invoke("inspect", str(convo), "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert list(data) == ["schema_version", "mode", "messages", "candidates", "counts"]
+    assert (data["schema_version"], data["mode"], data["messages"]) == (1, "rules", 6)
+    first = data["candidates"][0]
+    assert list(first) == [
+        "id",
+        "kind",
+        "content",
+        "importance",
+        "confidence",
+        "action",
+        "critical",
+        "reason",
+        "sources",
+        "supersedes",
+    ]
+    assert (
+        first["kind"] == "goal"
+        and first["content"] == "Goal: ship OAuth login by Friday."
+        and first["sources"] == ["u1"]
+    )
+    counts = data["counts"]
+    assert list(counts) == ["keep", "drop", "review"]
+    assert sum(counts.values()) == len(data["candidates"]) and counts["review"] == 1
+    assert SECRET not in out and "[secret:openai-key]" in out
+    assert invoke("inspect", str(convo), "--json")[1] == out  # same input, same ids
+
+
+def test_inspect_reads_stdin_and_prints_a_table(convo: Path) -> None:
+    code, out, _ = invoke("inspect", "-", stdin=convo.read_text())
+    assert code == 0
+    assert out.splitlines()[0].split() == ["ACTION", "KIND", "CRIT", "ID", "CONTENT"]
+    assert "7 candidates from 6 messages (messages, rules mode): keep 3 · drop 3 · review 1" in out
+    assert SECRET not in out
+
+
+def test_skipped_lines_are_reported_on_stderr_in_json_mode(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"type":"user","uuid":"u1","message":{"role":"user","content":"Never push to main."}}\n{"type":"user","uu'
+    )
+    code, out, err = invoke("inspect", str(path), "--json")
+    assert code == 0 and json.loads(out)["messages"] == 1
+    assert err == "contextward: skipped: torn_last_line 1\n"
+    assert "skipped: torn_last_line 1" in invoke("inspect", str(path), "--format", "claude-code")[1]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "the transcript is empty"),
+        ("\x00\x01binary " + SECRET, "neither JSON nor JSON lines"),
+    ],
+)
+def test_bad_transcripts_are_one_line_errors(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    for command in ("inspect", "guidance", "snapshot", "review"):
+        code, out, err = invoke(command, str(path))
+        assert code == 2 and out == "" and message in err and err.count("\n") == 1
+        assert SECRET not in err and err.startswith("contextward: error: transcript ")
+    code, _, err = invoke("inspect", str(tmp_path / "missing.json"))
+    assert code == 2 and err.endswith("no such file\n")
+
+
+def test_guidance_applies_decisions_by_candidate_id(convo: Path, tmp_path: Path) -> None:
+    data = json.loads(invoke("inspect", str(convo), "--json")[1])
+    pending = [c for c in data["candidates"] if c["action"] == "review"]
+    code, out, _ = invoke("guidance", str(convo))
+    assert code == 0 and "Unresolved / review carefully:\n- [" in out
+    decisions = tmp_path / "d.json"
+    decisions.write_text(json.dumps([{"candidate_id": pending[0]["id"], "action": "keep"}]))
+    code, out, _ = invoke("guidance", str(convo), "--decisions", str(decisions), "--json")
+    guidance = json.loads(out)
+    assert code == 0 and guidance["unresolved"] == []
+    assert pending[0]["id"] in [c["id"] for c in guidance["must_preserve"]]
+    decisions.write_text(json.dumps([{"candidate_id": "no-such-id", "action": "keep"}]))
+    code, _, err = invoke("guidance", str(convo), "--decisions", str(decisions))
+    assert code == 2 and "no candidate no-such-id" in err
+    decisions.write_text("{oops")
+    assert invoke("guidance", str(convo), "--decisions", str(decisions))[0] == 2
+
+
+def test_snapshot_json_is_a_valid_schema_version_1_snapshot(convo: Path) -> None:
+    code, out, _ = invoke("snapshot", str(convo), "--json")
+    snap = Snapshot.from_json(out)
+    assert code == 0 and [i.kind for i in snap.items] == [
+        "goal",
+        "constraint",
+        "fact",
+        "fact",
+    ]  # unresolved noise kept as a fact
+    assert SECRET not in out
+    code, out, _ = invoke("snapshot", str(convo))
+    assert code == 0 and out.endswith("4 items, 2 critical\n")
+
+
+def test_review_without_a_terminal_keeps_unresolved_items_and_says_so(
+    convo: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "decisions.json"
+    code, out, _ = invoke("review", str(convo), "--save", str(saved))
+    assert code == 1
+    assert out.startswith(
+        "No review happened: nobody can answer here (stdin is not a terminal). 1 unresolved item(s) kept (conservative)."
+    )
+    assert "Unresolved / review carefully:\n- (none)" in out
+    assert [d["action"] for d in json.loads(saved.read_text())] == ["keep"]
+
+
+def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
+    saved = tmp_path / "decisions.json"
+    code, out, _ = invoke("review", str(convo), "--assume-tty", "--save", str(saved), stdin="d\n")
+    assert code == 0 and "1 candidate(s) need a decision." in out and "[1/1] transient" in out
+    assert json.loads(saved.read_text())[0]["action"] == "drop"
+    code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="s\n")
+    assert code == 0 and "Unresolved / review carefully:\n- [transient]" in out
+
+
+def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
+    code, out, _ = invoke("demo")
+    assert code == 0
+    for heading in ("1. Inspection", "2. Guidance", "3. Snapshot", "4. The host's summary"):
+        assert heading in out
+    assert (
+        "[tool_output] $ npm test" in out
+        and "[rejected] For the OAuth account links I first tried SQLite" in out
+    )
+    lost = next(line for line in out.splitlines() if line.startswith("lost"))
+    assert "never push to main; open a PR instead." in lost
+    assert "critical failures: constraint-" in out and "result: NOT OK" in out
+
+
+def test_the_shipped_snapshot_is_what_inspection_produces() -> None:
+    example = resources.files("contextward.examples")
+    shipped = Snapshot.from_json(example.joinpath("snapshot.json").read_text(encoding="utf-8"))
+    path = str(example.joinpath("conversation.json"))
+    assert Snapshot.from_json(invoke("snapshot", path, "--json")[1]) == shipped
+
+
+def test_inspect_runs_as_a_real_process(convo: Path) -> None:
+    script = Path(sys.executable).parent / "contextward"
+    command = str(script) if script.exists() else shutil.which("contextward")
+    assert command is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COV_")}
+    done = subprocess.run(
+        [command, "inspect", "-", "--json"],
+        input=convo.read_bytes(),
+        capture_output=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["messages"] == 6
+    empty = subprocess.run(
+        [command, "guidance", "-"], input=b"", capture_output=True, timeout=60, env=env, check=False
+    )
+    assert (
+        empty.returncode == 2
+        and empty.stderr
+        == b"contextward: error: transcript standard input: the transcript is empty\n"
+    )

@@ -1,0 +1,325 @@
+"""Transcript readers: shapes, detection, counted skips, bad input (never a crash)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward.inspect import InspectError, Message, detect, open_transcript
+
+
+def read(
+    data: bytes | str, fmt: str | None = None, **kw: int
+) -> tuple[str, list[Message], dict[str, int]]:
+    raw = data.encode() if isinstance(data, str) else data
+    transcript = open_transcript(io.BytesIO(raw), fmt, **kw)
+    messages = list(transcript.messages)
+    return transcript.format, messages, dict(transcript.skips.counts)
+
+
+def jsonl(*lines: object) -> str:
+    return "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n"
+
+
+def test_generic_list_and_wrapper_give_the_same_messages() -> None:
+    items = [
+        {"id": "u1", "role": "user", "content": "Never push to main."},
+        {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]},
+        {"id": "t1", "role": "tool", "tool_name": "Bash", "content": "ok", "is_error": True},
+    ]
+    expected = [
+        Message("u1", "user", "Never push to main."),
+        Message("m2", "assistant", "Noted."),
+        Message("t1", "tool", "ok", tool_name="Bash", is_error=True),
+    ]
+    assert read(json.dumps(items)) == ("messages", expected, {})
+    assert read(json.dumps({"meta": {"x": [1, 2]}, "messages": items}))[1] == expected
+    assert read(jsonl(*items))[1] == expected  # one message object per line
+
+
+def test_openai_chat_messages_with_tool_calls() -> None:
+    items = [
+        {"role": "developer", "content": "Answer briefly."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "README.md"},
+    ]
+    fmt, messages, skips = read(json.dumps(items))
+    assert fmt == "openai" and skips == {}
+    assert messages == [
+        Message("m1", "system", "Answer briefly."),
+        Message("call_1", "tool", "$ ls", tool_name="bash"),
+        Message("call_1", "tool", "README.md"),
+    ]
+
+
+def test_unknown_roles_and_malformed_elements_are_counted() -> None:
+    text = '[{"role": "user", "content": "a"}, {"role": "narrator", "content": "b"}, 7, {"role": "user", "content": "c"}]'
+    _, messages, skips = read(text)
+    assert [m.text for m in messages] == ["a", "c"]
+    assert skips == {"unknown_role": 1, "not_an_object": 1}
+
+
+CLAUDE = [
+    {"type": "summary", "summary": "OAuth work", "leafUuid": "x"},
+    {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": "s",
+        "message": {"role": "user", "content": "Never push to main."},
+    },
+    {
+        "type": "assistant",
+        "uuid": "a1",
+        "isSidechain": False,
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "text", "text": "Running tests."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "Bash",
+                    "input": {"command": "pytest -q"},
+                },
+            ],
+        },
+    },
+    {
+        "type": "user",
+        "uuid": "u2",
+        "message": {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": "3 passed",
+                    "is_error": False,
+                }
+            ],
+        },
+    },
+    {
+        "type": "user",
+        "uuid": "side",
+        "isSidechain": True,
+        "message": {"role": "user", "content": "subagent"},
+    },
+    {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": "b1",
+        "parentUuid": None,
+        "compactMetadata": {"trigger": "auto"},
+    },
+    {
+        "type": "user",
+        "uuid": "u3",
+        "isCompactSummary": True,
+        "message": {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation.",
+        },
+    },
+    {
+        "type": "user",
+        "uuid": "u4",
+        "isMeta": True,
+        "message": {"role": "user", "content": "<caveat>"},
+    },
+]
+
+
+def test_claude_code_transcript() -> None:
+    text = jsonl(*CLAUDE) + '{"type":"assistant","uuid":"torn","mess'
+    fmt, messages, skips = read(text)
+    assert fmt == "claude-code"
+    assert messages == [
+        Message("u1", "user", "Never push to main."),
+        Message("a1", "assistant", "Running tests."),
+        Message("toolu_1", "tool", "$ pytest -q", tool_name="Bash"),
+        Message("toolu_1:result", "tool", "3 passed"),
+        Message(
+            "u3",
+            "system",
+            "This session is being continued from a previous conversation.",
+            summary=True,
+        ),
+    ]
+    assert skips == {
+        "entry_summary": 1,
+        "thinking_block": 1,
+        "sidechain": 1,
+        "compact_boundary": 1,
+        "meta": 1,
+        "torn_last_line": 1,
+    }
+
+
+def test_pi_session() -> None:
+    text = jsonl(
+        {"type": "session", "version": 3, "id": "s", "cwd": "/p"},
+        {
+            "type": "message",
+            "id": "e1",
+            "parentId": None,
+            "message": {"role": "user", "content": [{"type": "text", "text": "不要改公共 API"}]},
+        },
+        {
+            "type": "message",
+            "id": "e2",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "好的。"},
+                    {
+                        "type": "toolCall",
+                        "id": "c1",
+                        "name": "bash",
+                        "arguments": {"command": "ls"},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "e3",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "a.py"}],
+                "isError": False,
+            },
+        },
+        {
+            "type": "message",
+            "id": "e4",
+            "message": {
+                "role": "bashExecution",
+                "command": "make",
+                "output": "boom",
+                "exitCode": 2,
+            },
+        },
+        {
+            "type": "compaction",
+            "id": "e5",
+            "summary": "## Goal\nShip it",
+            "firstKeptEntryId": "e3",
+            "tokensBefore": 1,
+        },
+        {"type": "model_change", "id": "e6", "provider": "x", "modelId": "y"},
+    )
+    fmt, messages, skips = read(text)
+    assert fmt == "pi"
+    assert messages == [
+        Message("e1", "user", "不要改公共 API"),
+        Message("e2", "assistant", "好的。"),
+        Message("c1", "tool", "$ ls", tool_name="bash"),
+        Message("e3", "tool", "a.py", tool_name="bash"),
+        Message("e4", "tool", "$ make\nboom", tool_name="bash", is_error=True),
+        Message("e5", "system", "## Goal\nShip it", summary=True),
+    ]
+    assert skips == {"header": 1, "entry_model_change": 1}
+
+
+def test_format_can_be_forced_and_bad_names_are_rejected() -> None:
+    line = jsonl({"type": "message", "id": "e1", "message": {"role": "user", "content": "hi"}})
+    assert read(line)[0] == "pi"
+    fmt, messages, skips = read(line, "claude-code")
+    assert fmt == "claude-code" and messages == [] and skips == {"entry_message": 1}
+    with pytest.raises(InspectError) as caught:
+        read(line, "yaml")
+    assert caught.value.code == "unknown_format"
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\n ", b"\xef\xbb\xbf\n"])
+def test_empty_input_is_an_error(data: bytes) -> None:
+    with pytest.raises(InspectError) as caught:
+        read(data)
+    assert caught.value.code == "empty_input"
+
+
+@pytest.mark.parametrize("data", [b"\x00\x01\x02binary", b"hello world", b"\xff\xfe{}"])
+def test_unrecognisable_input_is_an_error(data: bytes) -> None:
+    with pytest.raises(InspectError) as caught:
+        read(data)
+    assert caught.value.code == "unknown_format"
+
+
+def test_huge_lines_binary_lines_and_garbage_lines_are_skipped_and_counted() -> None:
+    good = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "keep me"}}
+    huge = json.dumps(
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "x" * 5000}}
+    )
+    data = (
+        jsonl(good) + huge + "\n" + "{not json\n"
+    ).encode() + b'{"type": "user", "uuid": "\xff"}\n[1]\n'
+    _, messages, skips = read(data, max_record=1000)
+    assert [m.id for m in messages] == ["u1"]
+    assert skips == {"line_too_large": 1, "malformed_json": 1, "not_utf8": 1, "not_an_object": 1}
+
+
+def test_a_huge_json_element_is_skipped_without_stopping_the_stream() -> None:
+    items = [
+        {"id": "a", "role": "user", "content": "x" * 5000},
+        {"id": "b", "role": "user", "content": "ok"},
+    ]
+    _, messages, skips = read(json.dumps(items), max_record=1000)
+    assert [m.id for m in messages] == ["b"] and skips == {"record_too_large": 1}
+
+
+def test_detection_by_shape() -> None:
+    assert detect(b'[{"role": "user", "content": "x"}]') == "messages"
+    assert detect(b'{\n  "messages": []\n}') == "messages"
+    assert detect(b'{"type": "session", "version": 3}\n') == "pi"
+    assert detect(b'{"parentUuid": null, "type": "user"}\n') == "claude-code"
+    assert detect(b'{"broken\n{"type": "assistant", "uuid": "a"}\n') == "messages"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_never_crash(data: bytes) -> None:
+    for fmt in (None, "messages", "claude-code", "pi"):
+        try:
+            read(data, fmt)
+        except InspectError as exc:
+            assert exc.code in ("empty_input", "unknown_format")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "role": st.sampled_from(["user", "assistant", "tool"]),
+                "content": st.text(max_size=60),
+            }
+        ),
+        max_size=8,
+    )
+)
+def test_a_message_list_round_trips_through_the_streaming_parser(
+    items: list[dict[str, str]],
+) -> None:
+    _, messages, _ = read(json.dumps(items) if items else "[]")
+    expected = [
+        (i["role"], i["content"]) for i in items if i["content"].strip() or i["role"] == "tool"
+    ]
+    assert [(m.role, m.text) for m in messages] == expected

@@ -1,0 +1,80 @@
+"""Atomic splitting keeps meaning whole and every unit verbatim."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward.inspect.segment import Unit, units
+
+
+def texts(text: str) -> list[str]:
+    return [u.text for u in units(text)]
+
+
+def test_a_rejection_stays_with_its_reason() -> None:
+    assert texts(
+        "We tried SQLite first. It kept locking under concurrent writes, so we dropped it. Next item."
+    ) == [
+        "We tried SQLite first. It kept locking under concurrent writes, so we dropped it.",
+        "Next item.",
+    ]
+    assert texts("SQLite was dropped. Because concurrent writes locked the file.") == [
+        "SQLite was dropped. Because concurrent writes locked the file."
+    ]
+
+
+def test_sentences_split_but_abbreviations_and_paths_do_not() -> None:
+    assert texts("Use e.g. Postgres 15. Config is in app/settings.py now.") == [
+        "Use e.g. Postgres 15.",
+        "Config is in app/settings.py now.",
+    ]
+
+
+def test_bullets_become_items() -> None:
+    assert units("Plan:\n- add the table\n- write the migration\n1. deploy") == [
+        Unit("Plan:"),
+        Unit("add the table", bullet=True),
+        Unit("write the migration", bullet=True),
+        Unit("deploy", bullet=True),
+    ]
+
+
+def test_code_blocks_and_command_lines_are_never_split() -> None:
+    text = "Run this:\n```sh\nmake test. make lint.\n```\n$ git push. --dry-run\nDone."
+    assert units(text) == [
+        Unit("Run this:"),
+        Unit("```sh\nmake test. make lint.\n```", code=True),
+        Unit("$ git push. --dry-run", code=True),
+        Unit("Done."),
+    ]
+
+
+def test_inline_code_is_not_split() -> None:
+    assert texts("Call `a. B` first. Then stop.") == ["Call `a. B` first.", "Then stop."]
+
+
+def test_chinese_and_japanese_punctuation_split_without_spaces() -> None:
+    assert texts("目标：实现 OAuth。不要改公共 API！为什么？今日は晴れ。") == [
+        "目标：实现 OAuth。",
+        "不要改公共 API！",
+        "为什么？",
+        "今日は晴れ。",
+    ]
+    assert texts("SQLite 被放弃了。因为并发写入会锁表。") == [
+        "SQLite 被放弃了。因为并发写入会锁表。"
+    ]
+
+
+def test_headings_are_marked_and_joiners_dropped() -> None:
+    assert units("## Status\nAnd never push to main.") == [
+        Unit("## Status", heading=True),
+        Unit("never push to main."),
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .。!?\n-`$#因为Itso ")), max_size=120))
+def test_every_unit_is_a_verbatim_span(text: str) -> None:
+    for unit in units(text):
+        assert unit.text and unit.text in text

@@ -1,0 +1,99 @@
+"""The loop brake: streaks, what resets them, and the hook entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contextward.guard.evidence import run_verified
+from contextward.guard.loops import (
+    NUDGE,
+    check,
+    decide,
+    open_loops,
+    record_outcome,
+    streak_failures,
+)
+from contextward.store import Store
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store.memory()
+
+
+def test_third_identical_failure_is_refused(store: Store, tmp_path: Path) -> None:
+    first = run_verified(store, "false", cwd=tmp_path)
+    second = run_verified(store, "false ;", cwd=tmp_path)
+    third = run_verified(store, "false", cwd=tmp_path)
+    assert first.run is not None and second.run is not None
+    assert third.refused and third.run is None
+    assert third.decision.prior_failures == 2
+    assert "failed 2 time(s)" in third.decision.reason and NUDGE in third.decision.reason
+    assert store.evidence.count() == 2  # a refusal adds no evidence id
+    # The refusal itself does not lengthen the streak.
+    assert streak_failures(store, "false") == 2
+
+
+def test_masked_exit_zero_does_not_reset_the_streak(store: Store, tmp_path: Path) -> None:
+    run_verified(store, "false", cwd=tmp_path)
+    masked = run_verified(store, "false || true", cwd=tmp_path)
+    assert masked.run is not None and masked.run.verdict == "untrusted"
+    assert decide(store, "false").allowed is False
+
+
+def test_real_success_resets_the_streak(store: Store) -> None:
+    record_outcome(store, "make test", 2)
+    record_outcome(store, "make test", 0)
+    assert decide(store, "make test").prior_failures == 0
+    record_outcome(store, "make test", 1)
+    decision = decide(store, "make test")
+    assert decision.allowed and decision.prior_failures == 1
+
+
+def test_unproven_pipeline_success_counts_as_an_attempt(store: Store) -> None:
+    record_outcome(store, "pytest | tee log", 1)
+    record_outcome(store, "pytest | tee log", 0)
+    assert not decide(store, "pytest | tee log").allowed
+
+
+def test_threshold_is_configurable(store: Store) -> None:
+    for _ in range(3):
+        record_outcome(store, "cargo build", 101)
+    assert decide(store, "cargo build", threshold=5).allowed
+    assert not decide(store, "cargo build", threshold=4).allowed
+    assert not decide(store, "cargo build", threshold=1).allowed
+
+
+def test_different_command_is_not_braked(store: Store) -> None:
+    record_outcome(store, "pytest tests/a.py", 1)
+    record_outcome(store, "pytest tests/a.py", 1)
+    assert decide(store, "pytest tests/b.py").allowed
+
+
+def test_open_loops_lists_failing_commands(store: Store) -> None:
+    record_outcome(store, "a", 1)
+    record_outcome(store, "b", 1)
+    record_outcome(store, "b", 1)
+    record_outcome(store, "c", 0)
+    loops = open_loops(store, threshold=3)
+    assert [(loop.streak_key, loop.failures, loop.blocked) for loop in loops] == [
+        ("b", 2, True),
+        ("a", 1, False),
+    ]
+
+
+def test_hook_check_without_a_store_allows_and_creates_nothing(tmp_path: Path) -> None:
+    decision = check("rm -rf build", cwd=tmp_path, env={"CONTEXTWARD_HOME": str(tmp_path / "h")})
+    assert decision.allowed and decision.prior_failures == 0
+    assert not (tmp_path / ".contextward").exists()
+
+
+def test_hook_check_reads_config_and_store(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        record_outcome(store, "npm test", 1)
+    (tmp_path / ".contextward" / "config.toml").write_text("loop_block_after = 2\n")
+    env = {"CONTEXTWARD_HOME": str(tmp_path / "h")}
+    decision = check("npm test || true", cwd=tmp_path, env=env)
+    assert not decision.allowed and decision.threshold == 2

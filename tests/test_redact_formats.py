@@ -1,0 +1,133 @@
+"""Secret masking: every supported format, no false alarms on ordinary text, idempotence."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward.redact import KINDS, mask, mask_count, mask_data
+
+# Fake values shaped like the real thing (never real credentials).
+A32 = "abcdefghijklmnopqrstuvwxyz012345"
+HEX32 = "0123456789abcdef0123456789abcdef"
+SAMPLES: list[tuple[str, str, str]] = [
+    (
+        "private-key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+        "[secret:private-key]",
+    ),
+    ("private-block", "a <private>home address</private> b", "a [secret:private-block] b"),
+    ("aws-access-key", "id AKIAIOSFODNN7EXAMPLE here", "id [secret:aws-access-key] here"),
+    ("github-token", "ghp_" + A32 + "6789", "[secret:github-token]"),
+    ("github-token", "github_pat_" + "A" * 22 + "_" + "b" * 59, "[secret:github-token]"),
+    ("gitlab-token", "glpat-" + "x" * 20, "[secret:gitlab-token]"),
+    ("slack-token", "xoxb-1234567890-abcdefghij", "[secret:slack-token]"),
+    ("slack-webhook", "https://hooks.slack.com/services/T000/B000/XXXX", "[secret:slack-webhook]"),
+    (
+        "discord-webhook",
+        "https://discord.com/api/webhooks/123/abcDEF_-",
+        "[secret:discord-webhook]",
+    ),
+    ("anthropic-key", "sk-ant-api03-" + A32, "[secret:anthropic-key]"),
+    ("openrouter-key", "sk-or-v1-" + HEX32 + HEX32, "[secret:openrouter-key]"),
+    ("openai-key", "sk-proj-" + A32, "[secret:openai-key]"),
+    ("google-key", "AIza" + "B" * 35, "[secret:google-key]"),
+    ("google-oauth", "ya29." + A32, "[secret:google-oauth]"),
+    ("stripe-key", "sk_live_" + A32, "[secret:stripe-key]"),
+    ("npm-token", "npm_" + "a1" * 18, "[secret:npm-token]"),
+    ("pypi-token", "pypi-AgEIcHlwaS5vcmc" + "x" * 40, "[secret:pypi-token]"),
+    ("huggingface-token", "hf_" + "Ab" * 17, "[secret:huggingface-token]"),
+    ("sendgrid-key", "SG." + "a" * 22 + "." + "b" * 43, "[secret:sendgrid-key]"),
+    ("digitalocean-token", "dop_v1_" + HEX32 + HEX32, "[secret:digitalocean-token]"),
+    ("shopify-token", "shpat_" + HEX32, "[secret:shopify-token]"),
+    ("groq-key", "gsk_" + "a" * 52, "[secret:groq-key]"),
+    ("xai-key", "xai-" + "a" * 80, "[secret:xai-key]"),
+    ("vault-token", "hvs." + "a" * 24, "[secret:vault-token]"),
+    ("age-secret-key", "AGE-SECRET-KEY-1" + "Q" * 58, "[secret:age-secret-key]"),
+    ("databricks-token", "dapi" + HEX32, "[secret:databricks-token]"),
+    ("telegram-bot-token", "123456789:AA" + "h" * 33, "[secret:telegram-bot-token]"),
+    ("twilio-key", "SK" + HEX32, "[secret:twilio-key]"),
+    ("mailgun-key", "key-" + HEX32, "[secret:mailgun-key]"),
+    ("memory-key", "m0-" + A32, "[secret:memory-key]"),
+    ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk", "[secret:jwt]"),
+    (
+        "azure-key",
+        "AccountName=x;AccountKey=" + "Ab+/" * 10 + "==;",
+        "AccountName=x;AccountKey=[secret:azure-key];",
+    ),
+    (
+        "bearer",
+        "Authorization: Bearer abcdefghijklmnopqrstuv",
+        "Authorization: Bearer [secret:bearer]",
+    ),
+    (
+        "basic-auth",
+        "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+        "Authorization: Basic [secret:basic-auth]",
+    ),
+    (
+        "url-password",
+        "postgres://app:s3cret@db:5432/x",
+        "postgres://[secret:url-password]@db:5432/x",
+    ),
+    ("flag", "mysql --password=hunter22 db", "mysql --password=[secret:flag] db"),
+    ("assignment", "DB_PASSWORD=hunter22", "DB_PASSWORD=[secret:assignment]"),
+    ("assignment", 'export API_TOKEN="abc123def"', 'export API_TOKEN="[secret:assignment]"'),
+    ("assignment", '{"client_secret": "abc123def"}', '{"client_secret": "[secret:assignment]"}'),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "masked"), SAMPLES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SAMPLES)]
+)
+def test_each_format_is_masked(kind: str, text: str, masked: str) -> None:
+    assert mask(text) == masked
+    assert f"[secret:{kind}]" in masked
+
+
+def test_at_least_twenty_formats_are_covered() -> None:
+    assert {kind for kind, _, _ in SAMPLES} == set(KINDS)
+    assert len(KINDS) >= 20
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_tokens: 100000",
+        "token_count = len(tokens)",
+        "password: str",
+        "the token is in the vault",
+        "use --password-file ./pw",
+        "enable_secrets = true",
+        "git checkout sk-feature-branch",
+        "see https://example.com/a/b@c",
+        "sha 0123456789abcdef0123456789abcdef01234567",
+        "Authorization: Bearer short",
+        "ask-me-anything is a forum",
+    ],
+)
+def test_ordinary_text_is_untouched(text: str) -> None:
+    assert mask(text) == text
+
+
+def test_mask_count_counts_every_secret() -> None:
+    text = "a AKIAIOSFODNN7EXAMPLE b ghp_" + A32 + "xyzw c DB_PASSWORD=hunter22"
+    assert mask_count(text)[1] == 3
+
+
+def test_mask_data_masks_values_under_secret_names() -> None:
+    data = {"api_key": "plainvalue", "n": 3, "nested": [{"token": "abc"}, "AKIAIOSFODNN7EXAMPLE"]}
+    assert mask_data(data) == {
+        "api_key": "[secret:assignment]",
+        "n": 3,
+        "nested": [{"token": "[secret:assignment]"}, "[secret:aws-access-key]"],
+    }
+    assert mask_data({"max_tokens": "4096"}) == {"max_tokens": "4096"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300) | st.sampled_from([t for _, t, _ in SAMPLES]))
+def test_masking_is_idempotent(text: str) -> None:
+    once = mask(text)
+    assert mask(once) == once

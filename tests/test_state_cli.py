@@ -1,0 +1,163 @@
+"""``checkpoint``, ``decide``, ``log``, ``load`` and ``state`` through click's runner and a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.cli import main
+from contextward.state import StateProject, load_task, read_state
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / ".git").mkdir()  # a project root (not a working git repo: git says so)
+    plans = tmp_path / "plans" / "t1"
+    plans.mkdir(parents=True)
+    (plans / "goal.md").write_text("# Goal\nShip the parser.\n")
+    (plans / "plan.md").write_text("1. parse\n2. write\n")
+    (plans / "notes.txt").write_text("token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    return tmp_path
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_checkpoint_decide_log(repo: Path) -> None:
+    assert invoke("checkpoint", "--focus", "parser", "--phase", "Testing", "--task", "t1") == (
+        0,
+        "checkpoint written to STATE.md (focus, phase, task)\n",
+        "",
+    )
+    assert invoke("decide", "Use SQLite", "--why", "stdlib") == (
+        0,
+        "decision recorded in STATE.md\n",
+        "",
+    )
+    assert invoke("decide", "Redis", "--rejected") == (
+        0,
+        "rejected approach recorded in STATE.md\n",
+        "",
+    )
+    assert invoke("log", "Parser done") == (0, "log entry added to STATE.md\n", "")
+    view = read_state(StateProject.open(repo))
+    assert (view.fields["focus"], view.fields["phase"], view.fields["task"]) == (
+        "parser",
+        "testing",
+        "t1",
+    )
+    assert [(d.text, d.rejected, d.reason) for d in view.decisions] == [
+        ("Use SQLite", False, "stdlib"),
+        ("Redis", True, ""),
+    ]
+    assert [e.text for e in view.log] == ["Parser done"]
+
+
+def test_over_long_field_is_one_line_exit_2_without_echo(repo: Path) -> None:
+    code, out, err = invoke("checkpoint", "--next", "secret-ish " * 40)
+    assert (code, out) == (2, "")
+    assert err == "contextward: error: next is 439 characters long; the limit is 300\n"
+    assert not (repo / "STATE.md").exists()
+
+
+def test_bad_phase_and_empty_decision_exit_2(repo: Path) -> None:
+    assert invoke("checkpoint", "--phase", "dreaming")[0] == 2
+    code, _, err = invoke("decide", "   ")
+    assert (code, err) == (2, "contextward: error: decision text is empty\n")
+
+
+def test_task_outside_plans_folder_is_refused(repo: Path) -> None:
+    code, out, err = invoke("checkpoint", "--task", "../../etc")
+    assert (code, out) == (2, "")
+    assert err.startswith("contextward: error: task ../../etc: outside plans")
+
+
+def test_load_summarises_artifacts(repo: Path) -> None:
+    code, out, err = invoke("load", "t1")
+    assert (code, err) == (0, "")
+    assert out == (
+        "# Task plans/t1\n"
+        "present: goal.md, plan.md, notes.txt\n"
+        "missing: anchor.md, summary.md\n"
+        "\n"
+        "## goal.md (2 lines)\n"
+        "# Goal\n"
+        "Ship the parser.\n"
+        "\n"
+        "## plan.md (2 lines)\n"
+        "1. parse\n"
+        "2. write\n"
+        "\n"
+        "## notes.txt (1 lines)\n"
+        "token [secret:github-token]\n"
+    )
+    assert invoke("load", "plans/t1")[1] == out  # relative to the root works too
+
+
+def test_load_refuses_escapes(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "goal.md").write_text("private")
+    (repo / "plans" / "link").symlink_to(outside)
+    (repo / "plans" / "t1" / "plan2.md").symlink_to(outside / "goal.md")
+    for task in ("../..", "link", str(outside), "t1/../../.."):
+        code, out, err = invoke("load", task)
+        assert (code, out) == (2, ""), task
+        assert "outside plans" in err
+        assert "private" not in err
+    code, out, err = invoke("load", "t1")  # a symlinked artifact inside the task escapes
+    assert (code, out) == (2, "")
+    assert err == "contextward: error: artifact plan2.md: outside plans\n"
+
+
+def test_load_missing_task(repo: Path) -> None:
+    assert invoke("load", "nope") == (2, "", "contextward: error: task nope: no such folder\n")
+
+
+def test_state_json(repo: Path) -> None:
+    invoke("checkpoint", "--focus", "parser", "--task", "t1")
+    code, out, _ = invoke("state", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["schema_version"] == 1
+    assert data["text"].splitlines()[1] == "focus: parser"
+    assert "Task: t1 — goal.md ✓, anchor.md ✗, plan.md ✓, summary.md ✗" in data["text"]
+    assert data["tokens"] <= 250
+
+
+def test_load_task_api_bounds_big_files(repo: Path) -> None:
+    (repo / "plans" / "t1" / "summary.md").write_text("line\n" * 5000)
+    summary = load_task(StateProject.open(repo), "t1")
+    big = next(a for a in summary.artifacts if a.name == "summary.md")
+    assert big.clipped
+    assert big.lines == 5000
+    assert len(big.text) <= 3000
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_subprocess_in_a_real_git_repo(tmp_path: Path) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    env.pop("CONTEXTWARD_SESSION_ID", None)
+    subprocess.run(["git", "init", "-q", "-b", "trunk"], cwd=tmp_path, env=env, check=True)
+    run = [sys.executable, "-c", "from contextward.cli import main; main()"]
+    done = subprocess.run(
+        [*run, "checkpoint", "--focus", "ship"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    state = subprocess.run([*run, "state"], cwd=tmp_path, env=env, capture_output=True, check=False)
+    assert state.returncode == 0
+    assert "Git: trunk, no commits yet, 1 uncommitted, no upstream." in state.stdout.decode()

@@ -1,0 +1,235 @@
+"""The store commands through click's runner, and the entry point as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.cli import main
+from contextward.store import Store, database_path
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".git").mkdir()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    return root
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_init_creates_then_keeps(project: Path) -> None:
+    code, out, _ = run("init")
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "  created .contextward/.gitignore",
+        "  created .contextward/contextward.db",
+        "  created .contextward/config.toml",
+        "  created .contextward/contract.md",
+    ]
+    (project / ".contextward" / "contract.md").write_text("mine\n")
+    code, out, _ = run("init")
+    assert code == 0 and "  kept    .contextward/contract.md" in out
+    assert (project / ".contextward" / "contract.md").read_text() == "mine\n"
+    gitignore = (project / ".contextward" / ".gitignore").read_text().splitlines()
+    assert "contextward.db" in gitignore and "contract.md" not in gitignore
+
+
+def test_note_and_journal(project: Path) -> None:
+    assert run("note", "decision", "Use WAL", "--tag", "db")[:2] == (
+        0,
+        "noted j-1 decision [db] (owner)\n",
+    )
+    code, out, _ = run("note", "lesson", "mock the clock")
+    assert code == 0 and out.splitlines()[1].startswith("hint: ")
+    code, out, _ = run("journal", "--type", "decision", "--json")
+    assert code == 0
+    assert [(e["id"], e["text"], e["tags"], e["trusted"]) for e in json.loads(out)] == [
+        ("j-1", "Use WAL", ["db"], True)
+    ]
+    code, out, _ = run("journal")
+    assert out.splitlines()[0].endswith("· lesson · owner · mock the clock")
+
+
+def test_note_rejects_unknown_types(project: Path) -> None:
+    code, _, err = run("note", "decree", "x")
+    assert code == 2 and err.startswith("contextward: error: Invalid value for 'TYPE'")
+
+
+def test_read_commands_do_not_create_the_store(project: Path) -> None:
+    assert run("journal") == (0, "journal: no entries\n", "")
+    assert run("evidence") == (0, "evidence: no runs yet\n", "")
+    assert run("loops") == (0, "loops: none\n", "")
+    code, out, _ = run("status")
+    assert code == 0 and out.startswith("contextward status · no store yet")
+    assert not (project / ".contextward").exists()
+
+
+def test_status_reports_counts(project: Path) -> None:
+    run("note", "risk", "migrations are irreversible")
+    code, out, _ = run("status", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["journal"]["total"] == 1 and data["evidence"]["runs"] == 0
+    assert data["contract"] == {"seed": 12, "personal": 0, "project": 0}
+
+
+def test_contract_commands(project: Path) -> None:
+    assert run("contract", "add", "Keep the API stable") == (
+        0,
+        "added 13-keep-the-api-stable to the project layer\n",
+        "",
+    )
+    assert run("contract", "add", "Prefer stdlib", "--global")[0] == 0
+    code, out, _ = run("contract", "list")
+    assert out.splitlines()[-2:] == [
+        "14-prefer-stdlib [personal] Prefer stdlib",
+        "13-keep-the-api-stable [project] Keep the API stable",
+    ]
+    code, _, err = run("contract", "remove", "14-prefer-stdlib")
+    assert code == 2 and "use --global" in err
+    assert run("contract", "remove", "14-prefer-stdlib", "--global")[0] == 0
+    code, _, err = run("contract", "remove", "01-follow-the-owner")
+    assert code == 2 and "seeds cannot be removed" in err
+
+
+def test_doctor_and_export(project: Path) -> None:
+    run("init")
+    run("note", "note", "export me AKIAIOSFODNN7EXAMPLE")
+    code, out, _ = run("doctor")
+    assert code == 0 and out.endswith("doctor: ok\n")
+    code, out, err = run("export")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and err == f"exported {len(rows)} rows\n"
+    assert rows[0]["ledger"] == "header" and rows[0]["schema_version"] == 1
+    journal = [r for r in rows if r["ledger"] == "journal"]
+    assert journal[0]["text"] == "export me [secret:aws-access-key]"
+    assert sum(r["ledger"] == "contract" for r in rows) == 12
+
+
+def test_doctor_reports_config_problems(project: Path) -> None:
+    run("init")
+    (project / ".contextward" / "config.toml").write_text("loop_block_after = -1\n")
+    code, out, err = run("doctor")
+    assert code == 1
+    assert "warning config_value: project config: loop_block_after must be between 1 and 100" in out
+    assert "contextward: warning" not in err
+
+
+def test_doctor_without_a_store(project: Path) -> None:
+    code, out, _ = run("doctor")
+    assert code == 0 and "store_missing" in out
+
+
+COMMANDS = [
+    ("status",),
+    ("journal",),
+    ("evidence",),
+    ("loops",),
+    ("note", "note", "x"),
+    ("export",),
+    ("verify", "--", "true"),
+    ("init",),
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=[a[0] for a in COMMANDS])
+def test_damaged_database_is_one_clear_line_everywhere(
+    project: Path, args: tuple[str, ...]
+) -> None:
+    with Store.open(project) as store:
+        store.journal.add("note", "secret-free row")
+    database_path(project).write_bytes(b"garbage, not sqlite " * 500)
+    code, out, err = run(*args)
+    assert code == 2
+    assert err == (
+        "contextward: error: the store database is damaged (file is not a database);"
+        " run `contextward doctor`\n"
+    )
+    assert "Traceback" not in out + err
+
+
+def test_doctor_names_the_damage(project: Path) -> None:
+    Store.open(project).close()
+    database_path(project).write_bytes(b"garbage, not sqlite " * 500)
+    code, out, _ = run("doctor")
+    assert code == 1
+    assert "error   store_damaged:" in out and "repair_hint" in out
+
+
+def test_entry_point_as_a_real_process(project: Path, tmp_path: Path) -> None:
+    env_home = str(tmp_path / "home")
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextward.cli", "note", "correction", "use rg, not grep"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={"CONTEXTWARD_HOME": env_home, "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    if "No module named contextward.cli.__main__" in proc.stderr:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from contextward.cli import main; main()",
+                "note",
+                "correction",
+                "use rg, not grep",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env={"CONTEXTWARD_HOME": env_home, "PATH": "/usr/bin:/bin"},
+            check=False,
+        )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "noted j-1 correction (owner)\n", "")
+
+
+def test_doctor_re_derives_and_lists_mismatches(project: Path) -> None:
+    run("init")
+    run("verify", "--", "true")
+    run("verify", "--", "false")
+    with Store.open(project) as store, store.write() as conn:
+        conn.execute("UPDATE evidence SET verdict = 'ok' WHERE exit_code = 1")
+        conn.execute("UPDATE journal SET tags = 'not json'")
+        conn.execute("DELETE FROM attempts WHERE evidence_seq = 2")
+        conn.execute(
+            "INSERT INTO journal (created_at, type, text, tags, provenance)"
+            " VALUES ('t', 'note', 'x', '[', 'owner')"
+        )
+    code, out, _ = run("doctor", "--json")
+    found = {f["code"]: f["message"] for f in json.loads(out)["findings"] if f["level"] == "error"}
+    assert code == 1
+    assert found == {
+        "json_invalid": "1 rows whose JSON column does not parse",
+        "verdict_mismatch": "1 evidence runs whose verdict contradicts their exit code",
+        "attempt_missing": "1 evidence runs without their loop-brake attempt",
+    }
+
+
+def test_status_human_view(project: Path) -> None:
+    run("note", "decision", "Use WAL")
+    run("note", "note", "agent view", "--tag", "x")
+    run("verify", "--", "exit 1")
+    run("verify", "--", "exit 1")
+    code, out, _ = run("status")
+    lines = out.splitlines()
+    assert code == 1  # a blocked loop is a warning
+    assert lines[0] == "contextward status · schema 1"
+    assert lines[1] == "journal: 2 entries (owner 2 · agent 0) · prompts 0"
+    assert lines[2].startswith("evidence: 2 runs · last ev-0002 exit 1 FAIL ")
+    assert lines[3] == "loops: BLOCKED `exit 1` (2 failures)"
+    assert lines[4] == "contract: 12 constraints (12 seed · 0 personal · 0 project)"
