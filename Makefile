@@ -39,7 +39,7 @@ e2e: $(STAMP)
 integrations: $(STAMP)
 	bash integrations/run-tests.sh
 
-test: lint typecheck unit integrations
+test: lint typecheck integrations unit
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

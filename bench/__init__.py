@@ -7,7 +7,15 @@ table and writes ``bench/results/latest.json``. Evaluation modules expose
 """
 
 #: Benchmark modules run by ``make bench``, in order.
-BENCHMARKS: tuple[str, ...] = ("bench.core_check", "bench.facts_speed", "bench.inspect_speed", "bench.recall_speed", "bench.state_speed", "bench.store_speed")
+BENCHMARKS: tuple[str, ...] = (
+    "bench.core_check",
+    "bench.facts_speed",
+    "bench.hook_speed",
+    "bench.inspect_speed",
+    "bench.recall_speed",
+    "bench.state_speed",
+    "bench.store_speed",
+)
 
 #: Evaluation modules run by ``make eval``, in order.
 EVALUATIONS: tuple[str, ...] = ("bench.facts_eval", "bench.inspect_eval")

@@ -4,7 +4,8 @@ Each session is rendered into the transcript format it names (generic
 messages, Claude Code JSONL with a title line, a sidechain line and a torn
 last line, or pi JSONL), read back through the real readers and inspected.
 Spans marked in the session are the memories; every other candidate is
-noise. ``dev/`` is the tuning set, ``heldout/`` is only ever scored. A
+noise. ``dev/`` is the tuning set; ``heldout/`` and ``heldout2/`` (a second
+blind set, written before the classifier was re-tuned) are only ever scored. A
 keyword baseline (the approach of the systems we replace) is scored on the
 same data for comparison.
 """
@@ -398,27 +399,26 @@ def score_baseline(split: str) -> Score:
 # ---------------------------------------------------------------- report
 
 
+SPLITS = ("dev", "heldout", "heldout2")
+
+
 def evaluate(show_misses: Iterable[str] = ()) -> str:
     lines = ["inspection quality (bench/data/inspect; labels: memories, everything else noise)"]
     scores = {}
-    for split in ("dev", "heldout"):
+    for split in SPLITS:
         s, n, labels = score(split)
         scores[split] = s
         lines.append(f"  {split}: {n} sessions, {labels} labelled spans, {s.candidates} candidates")
-    base = {split: score_baseline(split) for split in ("dev", "heldout")}
-    header = (
-        f"  {'metric':<30} {'dev':>8} {'heldout':>8} {'keyword dev':>12} {'keyword ho':>11}  target"
-    )
+    base = {split: score_baseline(split) for split in SPLITS}
+    header = f"  {'metric':<30}" + "".join(f" {split:>9}" for split in SPLITS)
+    header += "".join(f" {'kw ' + split:>12}" for split in SPLITS) + "  target"
     lines.append(header)
-    rows = zip(
-        scores["dev"].rows(),
-        scores["heldout"].rows(),
-        base["dev"].rows(),
-        base["heldout"].rows(),
-        strict=True,
-    )
-    for (name, dev, target), (_, ho, _), (_, bdev, _), (_, bho, _) in rows:
-        lines.append(f"  {name:<30} {dev:>8} {ho:>8} {bdev:>12} {bho:>11}  {target}")
+    table = [scores[split].rows() for split in SPLITS] + [base[split].rows() for split in SPLITS]
+    for row in zip(*table, strict=True):
+        name, target = row[0][0], row[0][2]
+        ours = "".join(f" {cell[1]:>9}" for cell in row[: len(SPLITS)])
+        kw = "".join(f" {cell[1]:>12}" for cell in row[len(SPLITS) :])
+        lines.append(f"  {name:<30}{ours}{kw}  {target}")
     for split in show_misses:
         lines.append(f"  misses in {split}:")
         lines.extend(f"    {miss}" for miss in scores[split].misses)

@@ -48,16 +48,23 @@ def test_init_creates_then_keeps(project: Path) -> None:
 
 
 def test_note_and_journal(project: Path) -> None:
+    # An owner decision has one home: STATE.md, the same line `contextward decide` writes.
     assert run("note", "decision", "Use WAL", "--tag", "db")[:2] == (
         0,
-        "noted j-1 decision [db] (owner)\n",
+        "noted decision in STATE.md (owner)\n",
+    )
+    assert "Use WAL" in (project / "STATE.md").read_text()
+    assert run("journal", "--type", "decision", "--json")[1] == "[]\n"
+    assert run("note", "risk", "Staging is shared", "--tag", "db")[:2] == (
+        0,
+        "noted j-1 risk [db] (owner)\n",
     )
     code, out, _ = run("note", "lesson", "mock the clock")
     assert code == 0 and out.splitlines()[1].startswith("hint: ")
-    code, out, _ = run("journal", "--type", "decision", "--json")
+    code, out, _ = run("journal", "--type", "risk", "--json")
     assert code == 0
     assert [(e["id"], e["text"], e["tags"], e["trusted"]) for e in json.loads(out)] == [
-        ("j-1", "Use WAL", ["db"], True)
+        ("j-1", "Staging is shared", ["db"], True)
     ]
     code, out, _ = run("journal")
     assert out.splitlines()[0].endswith("· lesson · owner · mock the clock")
@@ -221,7 +228,7 @@ def test_doctor_re_derives_and_lists_mismatches(project: Path) -> None:
 
 
 def test_status_human_view(project: Path) -> None:
-    run("note", "decision", "Use WAL")
+    run("note", "risk", "Use WAL")
     run("note", "note", "agent view", "--tag", "x")
     run("verify", "--", "exit 1")
     run("verify", "--", "exit 1")

@@ -97,11 +97,13 @@ def test_eight_processes_append_without_loss(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr[-500:]
         assert "locked" not in result.stderr and "Traceback" not in result.stderr
     _check(tmp_path, workers=8, rows=60, runs=12)
-    # Racing creators built private copies; only the winner's file remains.
-    assert sorted(p.name for p in (tmp_path / ".contextward").iterdir()) == [
-        ".gitignore",
-        "contextward.db",
+    # Racing creators built private copies; only the winner's file remains (beside the
+    # generation stamp the writes bumped for the hook fast path).
+    names = sorted(p.name for p in (tmp_path / ".contextward").iterdir())
+    assert [n for n in names if n.startswith("contextward.db") or n.endswith(".tmp")] == [
+        "contextward.db"
     ]
+    assert set(names) <= {".gitignore", "contextward.db", "record.gen"}
 
 
 @pytest.mark.slow

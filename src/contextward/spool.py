@@ -20,11 +20,12 @@ Must never: import anything of contextward, or mask: it only routes.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-from collections.abc import Sequence
-from typing import Any
+
+from . import minijson
+
+# No json, typing, contextlib or collections imports at module level: this
+# module is on the hook fast path, where each costs more than the work it does.
 
 SPOOL_NAME = "spool-prompts.jsonl"
 GENERATION_NAME = "record.gen"
@@ -63,11 +64,11 @@ def may_hold_secret(text: str) -> bool:
     return False
 
 
-def append_prompt(store_dir: str, record: dict[str, Any]) -> bool:
+def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
     """Append one prompt record to the spool; False when it could not be written."""
     import fcntl
 
-    line = json.dumps(record, ensure_ascii=False) + "\n"
+    line = minijson.dumps(record) + "\n"
     data = line.encode("utf-8", "surrogatepass")
     if len(data) > MAX_LINE:
         return False
@@ -87,9 +88,10 @@ def append_prompt(store_dir: str, record: dict[str, Any]) -> bool:
         os.close(fd)
 
 
-def drain_prompts(store_dir: str) -> tuple[list[dict[str, Any]], int]:
+def drain_prompts(store_dir: str) -> tuple[list[dict[str, object]], int]:
     """Take every spooled prompt out of the spool: (records, lines skipped as unreadable)."""
     import fcntl
+    import json
 
     path = os.path.join(store_dir, SPOOL_NAME)
     try:
@@ -109,7 +111,7 @@ def drain_prompts(store_dir: str) -> tuple[list[dict[str, Any]], int]:
         os.ftruncate(fd, 0)
     finally:
         os.close(fd)
-    records: list[dict[str, Any]] = []
+    records: list[dict[str, object]] = []
     skipped = 0
     for raw in b"".join(chunks).splitlines():
         try:
@@ -128,13 +130,15 @@ def bump_generation(store_dir: str) -> None:
     """Mark the record changed: replace the generation file (a new inode every time)."""
     path = os.path.join(store_dir, GENERATION_NAME)
     tmp = f"{path}.{os.getpid()}.tmp"
-    with contextlib.suppress(OSError):
+    try:
         with open(tmp, "w", encoding="ascii") as handle:
             handle.write(str(os.getpid()))
         os.replace(tmp, path)
+    except OSError:
+        pass
 
 
-def stamps(paths: Sequence[str]) -> list[Stamp]:
+def stamps(paths: list[str]) -> list[Stamp]:
     """The stat of each path that identifies its content version (None: absent)."""
     out: list[Stamp] = []
     for path in paths:
@@ -152,28 +156,35 @@ def cache_path(store_dir: str, session_id: str) -> str:
     return os.path.join(store_dir, CACHE_DIR, f"{safe}.json")
 
 
-def read_cache(store_dir: str, session_id: str) -> dict[str, Any] | None:
+def read_cache(store_dir: str, session_id: str) -> dict[str, object] | None:
     try:
         with open(cache_path(store_dir, session_id), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+            data = minijson.loads(handle.read())
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
 
-def write_cache(store_dir: str, session_id: str, watch: Sequence[str], digest: str) -> None:
-    """Record what the full path just answered from (written atomically; best effort)."""
+def write_cache(
+    store_dir: str, session_id: str, watch: list[str], seen: list[Stamp], digest: str
+) -> None:
+    """Record what the full path answered from: ``seen`` are the stamps taken *before* it
+    read anything, so a change made while it ran is never hidden (atomic; best effort)."""
+    import json
+
     path = cache_path(store_dir, session_id)
-    body = {"schema_version": 1, "watch": list(watch), "stamps": stamps(watch), "digest": digest}
+    body = {"schema_version": 1, "watch": list(watch), "stamps": list(seen), "digest": digest}
     tmp = f"{path}.{os.getpid()}.tmp"
-    with contextlib.suppress(OSError):
+    try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(body, handle)
         os.replace(tmp, path)
+    except OSError:
+        pass
 
 
-def unchanged(cache: dict[str, Any]) -> bool:
+def unchanged(cache: dict[str, object]) -> bool:
     """True when every watched file has the stat the cache recorded."""
     watch = cache.get("watch")
     recorded = cache.get("stamps")

@@ -59,6 +59,7 @@ def install(host: str, scope: str, dry_run: bool) -> None:
         click.echo(f"(dry run: {path} not written)", err=True)
         return
     claude_install.apply(change)
+    claude_install.precompile()
     events = len(claude_install.HOOK_EVENTS)
     state = "updated" if change.changed else "already up to date"
     click.echo(f"{path}: {state} ({events} hook events; your other settings are kept)")

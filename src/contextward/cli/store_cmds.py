@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ..guard.loops import open_loops
-from ..store import JOURNAL_TYPES, JournalEntry, project_root, record_note, session_id_from_env
+from ..store import JOURNAL_TYPES, JournalEntry, project_root, session_id_from_env
 from ..store.contract import add_constraint, load_contract, remove_constraint
 from ..store.doctor import diagnose
 from ..store.export import export_rows
@@ -34,9 +34,18 @@ def _short(text: str, limit: int = 80) -> str:
 @click.command("init")
 def init_command() -> None:
     """Create .contextward/ (database, config.toml, contract.md, .gitignore) if missing."""
+    from ..state import StateError, StateProject, adopt_journal_decisions
+
     with errors():
         result = initialise()
     click.echo(f"contextward store at {result.root / '.contextward'}")
+    with write_store(config(quiet=True)) as store:
+        try:
+            adopted = adopt_journal_decisions(store, StateProject.open(result.root))
+        except StateError as exc:
+            raise BadInput(str(exc)) from None
+    if adopted:
+        click.echo(f"  moved {adopted} owner decision(s) from the journal to STATE.md")
     for name in result.created:
         click.echo(f"  created {name}")
     for name in result.kept:
@@ -175,13 +184,21 @@ def contract_remove(constraint_id: str, personal: bool) -> None:
 @click.argument("text")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable; commas split).")
 def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
-    """Journal a decision, correction, risk, note or lesson (owner provenance)."""
+    """Journal a correction, risk, note or lesson; a decision goes to STATE.md (owner)."""
+    from ..state import StateError
+    from ..state.notes import note
+
     with write_store(config()) as store:
-        result = record_note(store, type_, text, tags=tags, session_id=session_id_from_env())
-    entry = result.entry
-    tag_text = f" [{','.join(entry.tags)}]" if entry.tags else ""
-    click.echo(f"noted {entry.id} {entry.type}{tag_text} (owner)")
-    for hint in result.hints:
+        try:
+            noted = note(store, type_, text, tags=tags, session_id=session_id_from_env())
+        except StateError as exc:
+            raise BadInput(str(exc)) from None
+    if noted.home == "state":
+        click.echo("noted decision in STATE.md (owner)")
+        return
+    tag_text = f" [{','.join(noted.tags)}]" if noted.tags else ""
+    click.echo(f"noted {noted.ref} {noted.type}{tag_text} (owner)")
+    for hint in noted.hints:
         click.echo(f"hint: {hint}")
 
 

@@ -48,7 +48,7 @@ MATCH_THRESHOLD = 0.5
 #: At least this share is needed to call an unchanged item preserved.
 PRESERVE_THRESHOLD = 0.7
 #: Keys found in more segments than this are not used to look regions up.
-_MAX_LOOKUP_POSTINGS = 500
+_MAX_LOOKUP_POSTINGS = 250
 #: At most this many candidate segments are measured exactly per item.
 _POOL = 16
 _CANDIDATES = 3

@@ -247,7 +247,8 @@ def streak_key(command: str) -> str:
 def _sets_pipefail(words: list[str]) -> bool:
     if not words or words[0] != "set":
         return False
-    for flag, value in zip(words[1:], [*words[2:], ""], strict=True):
+    for index, flag in enumerate(words[1:], start=1):
+        value = words[index + 1] if index + 1 < len(words) else ""
         if flag.startswith("-") and "o" in flag and value == "pipefail":
             return True
     return False

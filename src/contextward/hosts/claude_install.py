@@ -105,6 +105,21 @@ def apply(change: Change) -> None:
         atomic_write_text(change.path, change.after)
 
 
+def precompile() -> bool:
+    """Byte-compile the package so a hook never compiles source at start-up.
+
+    Matters where PYTHONDONTWRITEBYTECODE is set or the package folder is not
+    writable by the host's user; best effort (False when it could not).
+    """
+    import compileall
+
+    package = ENTRY_SCRIPT.parent.parent
+    try:
+        return bool(compileall.compile_dir(str(package), quiet=2, force=False))
+    except OSError:
+        return False
+
+
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")

@@ -60,6 +60,16 @@ def run_adapter(
         stderr.write(f"contextward: {event} hook failed ({type(exc).__name__}); continuing\n")
         return 0
     if output:
+        _emit(stdout, output)
+    return 0
+
+
+def _emit(stdout: IO[str], output: str) -> None:
+    """UTF-8 whatever the locale says: hosts read hook output as UTF-8."""
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(output.encode("utf-8", "replace"))
+        buffer.flush()
+    else:
         stdout.write(output)
         stdout.flush()
-    return 0

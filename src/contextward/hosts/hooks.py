@@ -18,6 +18,7 @@ Must never: print (adapters do), or raise past ``run_hook`` in a host adapter.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Mapping
@@ -25,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .. import spool
 from ..redact import mask
-from ..store import Store, project_root
+from ..store import Store, personal_dir, project_root, store_dir
+from ..store.paths import CONFIG_NAME
 
 #: Everything a hook injects stays below the host's 10,000-character cap.
 MAX_INJECT = 9500
@@ -101,6 +104,8 @@ def session_start(session: Session, *, source: str) -> Reply:
     from ..brief.restore import plan_restore, render_restore
     from ..state import session_start as start
 
+    watch = _watched(session)
+    seen = spool.stamps(watch)
     with session.open() as store:
         known = store.sessions.get(session.session_id)
         start(store, session.session_id, host=session.host)
@@ -123,6 +128,7 @@ def session_start(session: Session, *, source: str) -> Reply:
         if state:
             parts.append(state)
         _remember_injection(store, session, brief.text, brief.digest)
+    spool.write_cache(_store_dir(session), session.session_id, watch, seen, brief.digest)
     return Reply(context=bounded("\n\n".join(p for p in parts if p)))
 
 
@@ -130,6 +136,8 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
     """Record the owner's prompt once; inject only brief lines not injected before."""
     from ..brief import render_brief
 
+    watch = _watched(session)
+    before = spool.stamps(watch)
     with session.open() as store:
         pid = prompt_id if isinstance(prompt_id, str) and prompt_id else None
         recorded = store.prompts.record(text, session_id=session.session_id, prompt_id=pid)
@@ -137,6 +145,7 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
             return SILENT  # the same prompt fired twice
         data = _session_data(store, session)
         brief = render_brief(store, session_id=session.session_id, env=session.env)
+        spool.write_cache(_store_dir(session), session.session_id, watch, before, brief.digest)
         if brief.digest == data.get("brief_digest"):
             return SILENT
         known = data.get("brief_lines")
@@ -284,6 +293,28 @@ def stop(session: Session, *, final: bool) -> Reply:
 
 
 # --- helpers -------------------------------------------------------------------
+
+
+def _store_dir(session: Session) -> str:
+    return str(store_dir(session.root))
+
+
+def _watched(session: Session) -> list[str]:
+    """Every file a prompt's answer depends on; the fast path answers while none changed."""
+    from ..state import StateError, StateProject
+    from ..store.contract import personal_contract_path, project_contract_path
+
+    home = personal_dir(session.env)
+    files = [
+        Path(_store_dir(session)) / spool.GENERATION_NAME,
+        project_contract_path(session.root),
+        personal_contract_path(session.env),
+        Path(_store_dir(session)) / CONFIG_NAME,
+        home / CONFIG_NAME,
+    ]
+    with contextlib.suppress(StateError):
+        files.append(StateProject.open(session.root).state_path)
+    return [str(path) for path in files]
 
 
 def _state_block(session: Session, store: Store) -> str:

@@ -59,11 +59,14 @@ IMPORTANCE: dict[str, float] = {
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Where a unit was said: the speaker's role, a compaction summary, the opening request."""
+    """Where a unit was said: the speaker's role, a compaction summary, the opening request,
+    right after a failed tool run."""
 
     role: Role
     summary: bool = False
     opening: bool = False
+    #: The message right after a tool run that failed.
+    after_error: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,8 @@ _VAGUE = frozenset(
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
 _INSTEAD_OF = re.compile(
-    r"\b(?:instead of|rather than|not)\s+([`\w./-]+(?:\s[A-Z][\w./-]*)?)|(?:而不是|不用|不再\S?)\s*([\w./-]+)",
+    r"\b(?:instead of|rather than|not)\s+(?:the\s+|a\s+|an\s+)?([`\w./-]+(?:\s[A-Z][\w./-]*)?)|"
+    r"(?:而不是|不用|不再\S?)\s*([\w./-]+)",
     re.I,
 )
 
@@ -93,6 +97,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     """The kind of ``unit`` (the ``index``-th of its message) said in ``ctx``, with why."""
     text = unit.text
     low = text.lower()
+    if unit.boilerplate:
+        return _noise("transient", 0.95, "the host's boilerplate around a compaction summary")
     if unit.heading or (ctx.summary and lx.SUMMARY_BOILERPLATE.search(low)):
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
@@ -109,8 +115,15 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             memo.append(bool(lx.SUPERSEDE.search(low) or lx.CORRECTION.search(low)))
         return memo[0]
 
-    if ctx.role == "assistant" and lx.ECHO.match(low) and weight(text) < 60:
-        return _noise("transient", 0.85, "the assistant echoing what it was told")
+    if ctx.role == "assistant":
+        if lx.ECHO.match(low) and weight(text) < 60:
+            return _noise("transient", 0.85, "the assistant echoing what it was told")
+        if lx.SWITCH_ECHO.match(low) and weight(text) < 40 and not lx.REASON.search(low):
+            return _noise("transient", 0.85, "the assistant restating the switch it was told")
+        if ctx.after_error and lx.FIXED.search(low) and not lx.REJECTED.search(low):
+            return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
+        if lx.INVESTIGATE.match(low) and not replaces() and not lx.TODO_DEADLINE.search(low):
+            return _noise("transient", 0.9, "the assistant narrating its next step")
     speaker: str = "the user" if ctx.role == "user" else ctx.role
     if ctx.summary:
         speaker = "a compaction summary"

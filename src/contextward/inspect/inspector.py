@@ -15,6 +15,7 @@ from typing import BinaryIO
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, Classification, Context, classify
+from .continuation import is_continuation, summary_units
 from .draft import Draft
 from .lexicon import REASON
 from .message import Message
@@ -47,6 +48,9 @@ _ERROR_HINTS = (
 )
 
 
+_QUOTES = "\"'`“”‘’「」『』 "
+
+
 class _Builder:
     """Accumulates drafts, merging duplicates by their folded text."""
 
@@ -55,7 +59,8 @@ class _Builder:
         self._seen: dict[str, Draft] = {}
 
     def add(self, message: Message, position: int, text: str, c: Classification) -> Draft:
-        key = " ".join(text.split()).rstrip(".。!！").casefold()
+        # A summary quoting the user ("\"Use Redis.\"") repeats the user's words: same key.
+        key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
         old = self._seen.get(key)
         if old is not None:
             if message.id not in old.sources:
@@ -108,14 +113,24 @@ def inspect_messages(
             error = _tool(builder, message, position)
             pending_error = error or pending_error
             continue
-        ctx = Context(
-            message.role, summary=message.summary, opening=opening and message.role == "user"
-        )
-        if message.role == "user" and message.text.strip():
-            opening = False
+        # A host's continuation message is a summary even when its reader did not flag it,
+        # and then the host speaks, not the owner.
+        summary = message.summary or (message.role == "user" and is_continuation(message.text))
+        if summary:
+            ctx = Context("system" if message.role == "user" else message.role, summary=True)
+            pieces = summary_units(message.text)
+        else:
+            ctx = Context(
+                message.role,
+                opening=opening and message.role == "user",
+                after_error=pending_error is not None,
+            )
+            pieces = units(message.text)
+            if message.role == "user" and message.text.strip():
+                opening = False
         added = [
             builder.add(message, position, unit.text, classify(unit, ctx, n))
-            for n, unit in enumerate(units(message.text))
+            for n, unit in enumerate(pieces)
         ]
         if pending_error is not None:
             _explain(builder, pending_error, added, position)

@@ -48,23 +48,26 @@ LABEL_ANY = _re("|".join(f"(?:{label.pattern})" for _, label in LABELS))
 ACK = _re(
     r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|"
     r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
-    r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|that'?s all(?: for (?:now|today))?|"
+    r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
     r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|这个可以|可以的|就这样|"
-    r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的)[\s.!,。！~…]*$"
+    r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的|你好|早上好|早)[\s.!,。！~…]*$"
 )
 
 CORRECTION = _re(
     r"^(?:no\s*[—–-]|no[.,]\s)|^(?:actually|correction|wait|sorry|oops|nope|hmm,? (?:actually|rather|no)|scratch that|"
+    r"scratch the|forget (?:that|the|it|about)|never ?mind|i changed my mind|"
     r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
     r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i))\b|"
-    r"^(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下)|应该是|我的意思是"
+    r"^wrong (?:\w+ ){0,2}[—–,:-]|"
+    r"^(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|改主意|算了)|应该是|我的意思是|用回|改回|换回|"
+    r"^\S{0,12}不是\s*[^。，,\s]{1,20}\s*[，,][^。，,]{0,16}?(?:是|在|用|改)"
 )
 
 SUPERSEDE = _re(
     r"\b(?:instead|rather than|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|"
     r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with|replaced by|change(?:d)? (?:it |that )?to|"
     r"mov(?:e|ed|ing) (?:to|from)|now (?:use|uses|using|we use)|go with \S+ after all|back to)\b|"
-    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|取代|而不是"
+    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是"
 )
 
 REJECTED = _re(
@@ -75,7 +78,9 @@ REJECTED = _re(
     r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
     r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
     r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
-    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)"
+    r"^(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b|"
+    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)|"
+    r"^我?(?:试过|考虑过|尝试过).{2,60}?(?:但是|但|可是|不过)"
 )
 
 REASON = _re(
@@ -109,6 +114,7 @@ CONSTRAINT = _re(
     r"stays? (?:untouched|unchanged|as is|frozen|put|pinned|on)|is frozen|are frozen|"
     r"(?:must|has to|have to|needs? to) (?:stay|remain|keep)|remains? (?:backward|compatible|unchanged)|"
     r"backward[- ]compatib\w*|(?:changes|everything|all \w+|it) (?:go|goes|must go|has to go) through|"
+    r"\w+s go (?:out )?(?:only )?through|nothing else|, so no \w+|(?:rather|instead) than (?:editing|changing|doing|touching) it yourself|"
     r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
     r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
     r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|^only\b|"
@@ -116,7 +122,7 @@ CONSTRAINT = _re(
     r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|^no \w+|is a hard requirement|"
     r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing))\b|"
     r"不要|不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
-    r"始终|保持|避免|不再|一定要|得继续|继续用|别(?![人的处名])"
+    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])"
 )
 
 GOAL = _re(
@@ -237,6 +243,15 @@ COMPLY = _re(
 )
 ECHO = _re(
     r"^(?:ok(?:ay)?|right|sure|got it|understood|thanks|makes sense|明白|收到|了解|好的|好|行)[,，.。!！]\s*\S"
+)
+SWITCH_ECHO = _re(
+    r"^(?:(?:ok(?:ay)?|sure|right|alright)[, ]+)?(?:switch(?:ed|ing)|mov(?:ed|ing)|chang(?:ed|ing)|"
+    r"revert(?:ed|ing)|going back|back|stay(?:ed|ing)|stick(?:ing)?|using|go(?:ing)? with) (?:to |on |with )?"
+)
+# "... ; fixed.", "... and it passes now": the assistant reporting a failure it just fixed.
+FIXED = _re(
+    r"\b(?:fixed|(?:it|they|that|the build|the tests?|everything) (?:passes|pass|builds|works|resolves|is green)"
+    r"(?: now)?|(?:passes|resolves|works|builds) now)\b|通过了|修好了|解决了|好了"
 )
 DECLARATIVE = _re(
     r"\b(?:is|are|was|were|has|have|takes?|returns?|fails?|holds?|contains?|uses?|runs?|reads?|"

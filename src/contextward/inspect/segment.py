@@ -39,12 +39,14 @@ _LEADING_JOINER = re.compile(r"^(?:and|also|plus)[, ]+(?=\S)", re.I)
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One verbatim span. ``code`` for code blocks and command lines, ``heading`` for titles."""
+    """One verbatim span. ``code`` for code blocks and command lines, ``heading`` for titles,
+    ``boilerplate`` for a sentence a host wrote around a compaction summary."""
 
     text: str
     code: bool = False
     heading: bool = False
     bullet: bool = False
+    boilerplate: bool = False
 
 
 def units(text: str) -> list[Unit]:

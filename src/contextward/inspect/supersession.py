@@ -118,7 +118,7 @@ def link(drafts: Sequence[Draft]) -> None:
             and old.superseded_by is None
             and old.position < new.position
             and _compatible(new.kind, old.kind)
-            and (new.replaces or old.kind == "decision")
+            and (new.replaces or old.kind == "decision" or _proposal(new, old))
             # The user's word outranks the assistant's: an assistant cannot retire it.
             and not (old.role == "user" and new.role == "assistant")
         ]
@@ -126,6 +126,11 @@ def link(drafts: Sequence[Draft]) -> None:
         if target is not None:
             target.superseded_by = new.id
             new.supersedes.append(target.id)
+
+
+def _proposal(new: Draft, old: Draft) -> bool:
+    """An assistant's proposal stated as a fact, which the user's rejection may retire."""
+    return new.kind == "rejected" and new.role == "user" and old.role == "assistant"
 
 
 def _compatible(new: str, old: str) -> bool:
@@ -145,15 +150,31 @@ def _named(new: Draft, earlier: list[Draft]) -> Draft | None:
 
 
 def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
-    """A user's replacing reply retires the plan the assistant stated just before it."""
-    if new.role != "user" or new.kind != "correction":
+    """A user's replacing reply retires the plan the assistant stated just before it.
+
+    A correction retires the assistant's last decision; a rejection retires
+    the assistant's proposal it names ("WebSockets won't work for us").
+    """
+    if new.role != "user":
+        return None
+    replacing = new.kind == "correction"
+    named = _latin(_words(new.content)) if new.kind == "rejected" else set()
+    if not replacing and not named:
         return None
     for old in reversed(earlier):
         if new.position - old.position > ADJACENT:
             return None
-        if old.role == "assistant" and old.kind == "decision":
+        if old.role != "assistant":
+            continue
+        if replacing and old.kind == "decision":
+            return old
+        if named and old.kind in ("decision", "fact") and named & _words(old.content):
             return old
     return None
+
+
+def _latin(words: set[str]) -> set[str]:
+    return {w for w in words if w.isascii()}
 
 
 def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
@@ -161,7 +182,7 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     if new.kind == "rejected":
         # What a rejection retires must name the same thing: compare Latin words only, as
         # shared Chinese bigrams say little about the subject.
-        words = {w for w in words if w.isascii()}
+        words = _latin(words)
     best: Draft | None = None
     # A correction (or a rejection of a recent choice) says outright that it replaces
     # something: one shared word is enough, but only within a short reach.
@@ -171,6 +192,10 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         best_score = 0
     for old in reversed(earlier):
         if _GROUPS[old.kind] != _GROUPS[new.kind] and new.kind != "correction":
+            continue
+        # A correction of a detail shares words with the session's goal; only a
+        # correction that names a goal may retire one (through its named subject).
+        if near and old.kind == "goal":
             continue
         if near and new.position - old.position > CORRECTION_REACH:
             break

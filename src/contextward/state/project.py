@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..store.config import load_config
 from .errors import StateError
 from .paths import confine, find_root
 
@@ -68,7 +69,7 @@ class StateProject:
         plans folder leaves the repository.
         """
         root = find_root(start)
-        settings = config or StateConfig()
+        settings = config or StateConfig.from_mapping(load_config(root).as_dict())
         state_path = confine(root, settings.file, what="state file")
         if state_path == root:
             raise StateError("path_escape", f"state file {settings.file}: names the project root")

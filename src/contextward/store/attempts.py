@@ -72,6 +72,10 @@ class Attempts:
         created = self.store.clock()
         streak_key, fingerprint = mask(storable(streak_key)), mask(storable(fingerprint))
         with self.store.write() as conn:
+            previous = conn.execute(
+                "SELECT outcome FROM attempts WHERE streak_key = ? ORDER BY seq DESC LIMIT 1",
+                (streak_key,),
+            ).fetchone()
             cur = conn.execute(
                 "INSERT INTO attempts (created_at, session_id, streak_key, fingerprint, outcome,"
                 " source, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -79,6 +83,9 @@ class Attempts:
             )
             seq = int(cur.lastrowid or 0)
             self.store.prune_after_insert(conn, "attempts", seq)
+        # A success after a success leaves every open loop as it was; anything else may not.
+        if outcome != "success" or (previous is not None and previous["outcome"] != "success"):
+            self.store.record_changed()
         return Attempt(
             seq, created, session_id, streak_key, fingerprint, outcome, source, exit_code, None
         )

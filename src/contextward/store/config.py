@@ -52,6 +52,13 @@ class Config:
     preflight_tools: tuple[str, ...] = field(
         default=_TOOLS, metadata={"doc": "executables checked by preflight"}
     )
+    state_file: str = field(default="STATE.md", metadata={"doc": "STATE.md path in the repo"})
+    plans_dir: str = field(default="plans", metadata={"doc": "task planning folders"})
+    state_log_cap: int = _int(200, 10, 100_000, "STATE.md Log entries kept")
+    state_artifacts: tuple[str, ...] = field(
+        default=("goal.md", "anchor.md", "plan.md", "summary.md"),
+        metadata={"doc": "planning files a task folder is expected to hold"},
+    )
     retention_journal: int = _int(20_000, 100, 10_000_000, "journal rows kept (lessons always)")
     retention_prompts: int = _int(5_000, 100, 10_000_000, "owner prompts kept")
     retention_evidence: int = _int(5_000, 100, 10_000_000, "evidence runs kept")

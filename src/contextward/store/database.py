@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import spool
 from ..errors import StoreError
 from .attempts import Attempts
 from .evidence import EvidenceLedger
@@ -47,6 +48,10 @@ GITIGNORE = (
     "contextward.db\n"
     "contextward.db-*\n"
     "*.tmp\n"
+    "# The hook fast path's runtime files.\n"
+    "record.gen\n"
+    "spool-prompts.jsonl\n"
+    "hook-cache/\n"
 )
 
 
@@ -169,12 +174,19 @@ class Store:
                     code="store_unavailable",
                 ) from None
             _create_database(path)
-        return cls(connect(path), root=root, retention=retention, migrations=migrations)
+        store = cls(connect(path), root=root, retention=retention, migrations=migrations)
+        store.prompts.ingest_spool(store_dir(root))
+        return store
 
     @classmethod
     def memory(cls, *, retention: Retention | None = None) -> Store:
         """An in-memory store (tests, dry runs)."""
         return cls(sqlite3.connect(":memory:", isolation_level=None), retention=retention)
+
+    def record_changed(self) -> None:
+        """Mark that something a brief shows changed (the hook fast path watches this)."""
+        if self.root is not None:
+            spool.bump_generation(str(store_dir(self.root)))
 
     @property
     def path(self) -> Path | None:

@@ -153,6 +153,7 @@ class EvidenceLedger:
             )
             self.store.prune_after_insert(conn, "evidence", seq)
             self.store.prune_after_insert(conn, "attempts", int(attempt.lastrowid or 0))
+        self.store.record_changed()
         return EvidenceRun(
             seq,
             created,

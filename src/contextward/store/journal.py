@@ -176,6 +176,7 @@ class Journal:
             )
             seq = int(cur.lastrowid or 0)
             self.store.prune_after_insert(conn, "journal", seq)
+        self.store.record_changed()
         return JournalEntry(seq, created, type, body, clean_tags, provenance, session_id)
 
     def get(self, seq: int) -> JournalEntry | None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import spool
 from ..errors import InputError
 from ..redact import mask
 from .text import storable
@@ -65,7 +67,12 @@ class Prompts:
         self.store = store
 
     def record(
-        self, text: str, *, session_id: str | None = None, prompt_id: str | None = None
+        self,
+        text: str,
+        *,
+        session_id: str | None = None,
+        prompt_id: str | None = None,
+        created_at: str | None = None,
     ) -> Prompt | None:
         """Store one owner prompt; returns None when this key was already recorded."""
         body = mask(storable(text)).strip()
@@ -74,7 +81,7 @@ class Prompts:
         if len(body) > MAX_PROMPT:
             body = body[: MAX_PROMPT - 1] + "…"
         key = prompt_key(text, session_id=session_id, prompt_id=prompt_id)
-        created = self.store.clock()
+        created = created_at or self.store.clock()
         with self.store.write() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO prompts (created_at, session_id, key, text)"
@@ -86,6 +93,28 @@ class Prompts:
             seq = int(cur.lastrowid or 0)
             self.store.prune_after_insert(conn, "prompts", seq)
         return Prompt(seq, created, session_id, key, body)
+
+    def ingest_spool(self, store_dir: Path) -> int:
+        """Move the prompts the hook fast path spooled into the ledger; returns how many."""
+        records, _skipped = spool.drain_prompts(str(store_dir))
+        added = 0
+        for record in records:
+            text = record["text"]
+            if not isinstance(text, str):
+                continue
+            session_id = record.get("session_id")
+            prompt_id = record.get("prompt_id")
+            created_at = record.get("created_at")
+            if not text.strip():
+                continue
+            stored = self.record(
+                text,
+                session_id=session_id if isinstance(session_id, str) else None,
+                prompt_id=prompt_id if isinstance(prompt_id, str) else None,
+                created_at=created_at if isinstance(created_at, str) else None,
+            )
+            added += stored is not None
+        return added
 
     def list(self, *, limit: int = 20, session_id: str | None = None) -> list[Prompt]:
         """Newest first."""

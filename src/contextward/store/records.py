@@ -146,6 +146,8 @@ class RecordLedger:
             )
             seq = int(cur.lastrowid or 0)
             self.store.prune_after_insert(conn, self.table, seq)
+        if self.table == "check_reports":
+            self.store.record_changed()  # the restore block follows the latest check
         return Record(seq, created, session_id, label, json.loads(body))
 
     def get(self, seq: int) -> Record | None:

@@ -2,7 +2,7 @@
 
 Reads user and assistant entries (text, tool_use and tool_result blocks),
 recognises the compact boundary and the ``isCompactSummary`` summary that
-follows it, skips sidechain (subagent) and meta lines, and counts every
+follows it (and the same continuation message written without the flag), skips sidechain (subagent) and meta lines, and counts every
 other entry type. The format is internal to Claude Code, so unknown lines
 are skipped and counted, never fatal.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..continuation import is_continuation
 from ..message import Message, Skips
 from .base import ByteSource
 from .content import block_text, tool_call_text
@@ -38,15 +39,31 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             continue
         uuid = entry.get("uuid")
         mid = uuid if isinstance(uuid, str) and uuid else f"l{position}"
+        content = message.get("content")
         if entry.get("isCompactSummary") is True:
-            text = block_text(message.get("content"), skips)
+            text = block_text(content, skips)
             if text.strip():
                 yield Message(mid, "system", text, summary=True)
             continue
         if entry.get("isMeta") is True:
             skips.add("meta")
             continue
-        yield from _message(mid, kind, message.get("content"), skips)
+        if kind == "user" and _continuation(content):
+            # The continuation message written without the flag: still the host's summary.
+            yield Message(mid, "system", block_text(content, skips), summary=True)
+            continue
+        yield from _message(mid, kind, content, skips)
+
+
+def _continuation(content: Any) -> bool:
+    """Whether a user entry's content is the host's continuation text (tool results are not)."""
+    if isinstance(content, str):
+        return is_continuation(content)
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        first = content[0]
+        text = first.get("text")
+        return first.get("type") == "text" and isinstance(text, str) and is_continuation(text)
+    return False
 
 
 def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Message]:

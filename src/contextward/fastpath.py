@@ -1,0 +1,62 @@
+"""The hook fast path: answer a prompt that changes nothing without loading contextward.
+
+Runs before anything else in ``hosts/hook_entry.py`` and imports only ``os``,
+``time``, ``contextward.minijson`` and ``contextward.spool`` (a top-level module so that no package
+``__init__`` with heavier imports runs first). It answers only when it can be sure the full path
+would say nothing: a session whose last full answer is cached, none of the
+files that answer depended on changed since (``spool.unchanged``), and a
+prompt that cannot hold a secret. Then it spools the prompt for the store and
+prints nothing. Anything else returns None and the full path runs.
+
+Must never: write to the database, mask text, or print.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from . import minijson, spool
+
+#: Events the fast path may answer.
+EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent"})
+
+
+def project_root(start: str) -> str:
+    """The git worktree root above ``start``, else ``start`` (as ``store.paths`` decides)."""
+    here = os.path.realpath(start)
+    candidate = here
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return here
+        candidate = parent
+
+
+def answer(data: bytes) -> str | None:
+    """'' when the prompt was recorded and nothing is to be injected; None: take the full path."""
+    try:
+        payload = minijson.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict) or payload.get("hook_event_name") not in EVENTS:
+        return None
+    text, session_id, cwd = payload.get("prompt"), payload.get("session_id"), payload.get("cwd")
+    if not (isinstance(text, str) and text.strip() and isinstance(session_id, str) and session_id):
+        return None
+    if not isinstance(cwd, str) or not os.path.isdir(cwd):
+        return None
+    store_dir = os.path.join(project_root(cwd), ".contextward")
+    cache = spool.read_cache(store_dir, session_id)
+    if cache is None or not spool.unchanged(cache) or spool.may_hold_secret(text):
+        return None
+    prompt_id = payload.get("prompt_id")
+    record: dict[str, object] = {
+        "text": text,
+        "session_id": session_id[:200],
+        "prompt_id": prompt_id if isinstance(prompt_id, str) else None,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    return "" if spool.append_prompt(store_dir, record) else None

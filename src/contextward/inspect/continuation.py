@@ -1,0 +1,82 @@
+"""A host's compaction continuation message: recognising it and its boilerplate.
+
+After compacting, Claude Code starts the next request with a user message
+("This session is being continued from a previous conversation that ran out
+of context. …") that carries the summary of the earlier conversation between
+sentences the host writes itself ("If you need specific details from before
+compaction … read the full transcript at: <path>", "Please continue the
+conversation … without asking the user any further questions."). The
+transcript stores it with ``isCompactSummary`` — but not always, so it is
+also recognised by its opening words.
+
+Owns those host phrasings and the split of such a message into boilerplate
+spans and summary text. The summary text is still inspected (it carries the
+earlier context); the boilerplate is the host talking, never the owner, so
+it must never become a constraint. Never classifies the summary text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .segment import Unit, units
+
+_PREAMBLE = "this session is being continued from a previous conversation"
+_PREAMBLE_PEEK = len(_PREAMBLE) + 8
+
+# Sentences the host writes around the summary. Each alternative matches one whole
+# sentence (or line) starting where it starts; matched case-insensitively.
+_BOILERPLATE = re.compile(
+    r"(?:"
+    r"this session is being continued from a previous conversation[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|the summary below covers the earlier portion of the conversation[^\n]*?(?:[.:](?=\s|$)|$)"
+    r"|the conversation is summari[sz]ed below[^\n]*?(?:[.:](?=\s|$)|$)"
+    r"|if you need (?:specific |more )?details from before (?:the )?compaction[^\n]*?"
+    r"(?:transcript at:?[ \t]*\S+|$)"
+    r"|(?:please )?continue the conversation from where (?:we|it|you) left (?:it )?off[^\n]*?"
+    r"(?:[.!](?=\s|$)|$)"
+    r"|continue with the last task[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|resume directly\b[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|pick up the last task[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|recent messages are preserved verbatim[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|let me chronologically analy[sz]e[^\n]*?(?:[.!](?=\s|$)|$)"
+    r"|</?(?:analysis|summary)>"
+    r"|(?:analysis|summary)[ \t]*:[ \t]*$"
+    r")",
+    re.I | re.M,
+)
+_NONSPACE = re.compile(r"\S")
+
+
+def is_continuation(text: str) -> bool:
+    """Whether ``text`` is a host's continuation message (recognised by its first words)."""
+    return text[: _PREAMBLE_PEEK + 64].lstrip().lower().startswith(_PREAMBLE)
+
+
+def summary_units(text: str) -> list[Unit]:
+    """Units of a compaction summary: host boilerplate marked, the rest split as usual."""
+    if not _BOILERPLATE.search(text):
+        return units(text)
+    out: list[Unit] = []
+    last = 0
+    at = _skip_space(text, 0)
+    while at < len(text):
+        # A boilerplate sentence starts a line or follows another boilerplate sentence.
+        match = _BOILERPLATE.match(text, at)
+        if match is None or match.end() == match.start():
+            newline = text.find("\n", at)
+            if newline < 0:
+                break
+            at = _skip_space(text, newline + 1)
+            continue
+        out.extend(units(text[last : match.start()]))
+        out.append(Unit(match.group().strip(), boilerplate=True))
+        last = match.end()
+        at = _skip_space(text, last)
+    out.extend(units(text[last:]))
+    return out
+
+
+def _skip_space(text: str, at: int) -> int:
+    found = _NONSPACE.search(text, at)
+    return found.start() if found else len(text)

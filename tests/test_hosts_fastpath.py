@@ -1,0 +1,129 @@
+"""The hook fast path: a prompt that changes nothing, answered without loading contextward."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward import minijson
+from contextward.hosts.claude_install import ENTRY_SCRIPT
+from contextward.redact import mask
+from contextward.spool import SPOOL_NAME, may_hold_secret
+from contextward.store import Store
+from test_redact_formats import SAMPLES
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return tmp_path
+
+
+def hook(project: Path, event: str, **fields: object) -> str:
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}
+    done = subprocess.run(
+        [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stderr == b""
+    return done.stdout.decode()
+
+
+def spooled(project: Path) -> list[str]:
+    path = project / ".contextward" / SPOOL_NAME
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_an_unchanged_record_spools_the_prompt_and_says_nothing(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    assert hook(project, "UserPromptSubmit", prompt="please go on", prompt_id="p1") == ""
+    assert [json.loads(line)["text"] for line in spooled(project)] == ["please go on"]
+    with Store.open(project) as store:  # opening drains the spool into the ledger
+        assert [p.text for p in store.prompts.list()] == ["please go on"]
+    assert spooled(project) == []
+
+
+def test_a_change_to_the_record_takes_the_full_path(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    with Store.open(project) as store:
+        store.journal.add("correction", "The API port is 8443, not 8080.")
+    out = hook(project, "UserPromptSubmit", prompt="go on", prompt_id="p2")
+    assert "The API port is 8443, not 8080." in out
+    assert spooled(project) == []  # the full path stored it directly
+    assert hook(project, "UserPromptSubmit", prompt="next", prompt_id="p3") == ""
+    assert len(spooled(project)) == 1
+
+
+def test_a_contract_edit_takes_the_full_path(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    contract = project / ".contextward" / "contract.md"
+    contract.write_text("# contract\n\n## Owner\n- no-friday: Never deploy on Fridays.\n")
+    out = hook(project, "UserPromptSubmit", prompt="go on", prompt_id="p4")
+    assert "Never deploy on Fridays." in out
+
+
+def test_a_prompt_that_may_hold_a_secret_is_masked_by_the_full_path(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    assert hook(project, "UserPromptSubmit", prompt=f"use {secret}", prompt_id="p5") == ""
+    assert spooled(project) == []
+    with Store.open(project) as store:
+        assert [p.text for p in store.prompts.list()] == ["use [secret:openai-key]"]
+
+
+def test_without_a_cached_session_the_full_path_answers(project: Path) -> None:
+    hook(project, "UserPromptSubmit", prompt="hello", prompt_id="p6")
+    assert spooled(project) == []
+
+
+@pytest.mark.parametrize(("kind", "text", "_masked"), SAMPLES)
+def test_every_secret_format_is_routed_to_the_full_path(kind: str, text: str, _masked: str) -> None:
+    assert may_hold_secret(f"here it is: {text} thanks"), kind
+
+
+words = st.sampled_from(
+    ["deploy", "the", "build", "port", "8443", "next", "ok", "修复", "接口", "!"]
+)
+secrets = st.sampled_from([text for _, text, _ in SAMPLES])
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(words, secrets, st.text(max_size=12)), max_size=8))
+def test_text_the_mask_would_change_is_never_taken_as_safe(parts: list[str]) -> None:
+    text = " ".join(parts)
+    if mask(text) != text:
+        assert may_hold_secret(text)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300)
+@given(json_values)
+def test_minijson_round_trips_like_json(value: object) -> None:
+    assert minijson.loads(json.dumps(value)) == value
+    assert minijson.loads(json.dumps(value, indent=2)) == value
+    assert json.loads(minijson.dumps(value)) == value
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "{", '{"a" 1}', "[1,]", "tru", '"unterminated', "{} x", "[" * 100]
+)
+def test_minijson_rejects_what_it_cannot_read(bad: str) -> None:
+    with pytest.raises(ValueError):
+        minijson.loads(bad)
