@@ -170,9 +170,16 @@ def test_usage_errors_are_one_line() -> None:
 def test_demo_shows_the_dropped_constraint_as_a_critical_failure() -> None:
     code, out, _ = invoke("demo")
     assert code == 0
-    lost = next(line for line in out.splitlines() if line.startswith("lost"))
+    lines = out.splitlines()
+    lost = next(line for line in lines if line.startswith("lost"))
     assert "never push to main; open a PR instead." in lost
     assert "critical failures: constraint-" in out
+    changed = [line for line in lines if line.startswith("changed")]
+    assert len(changed) == 2  # the flipped public-API rule and the $500 -> $5000 budget
+    assert "└ changed: negation flipped (removed)" in out
+    assert "└ changed: value swapped (currency)" in out
+    restore = out[out.index("5. restore") :]
+    assert "- [constraint] (lost) never push to main; open a PR instead." in restore
 
 
 def installed_script() -> str:

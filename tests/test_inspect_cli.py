@@ -173,7 +173,7 @@ def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
 def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
     code, out, _ = invoke("demo")
     assert code == 0
-    for heading in ("1. Inspection", "2. Guidance", "3. Snapshot", "4. The host's summary"):
+    for heading in ("1. inspect:", "2. guidance", "3. snapshot:", "4. the summary", "5. restore"):
         assert heading in out
     assert (
         "[tool_output] $ npm test" in out

@@ -58,6 +58,7 @@ class BriefCaps:
     agent_corrections: int = 2
     agent_notes: int = 2
     open_loops: int = 2
+    restore: int = 8
     trusted_chars: int = 200
     agent_chars: int = 120
     loop_threshold: int = 3
@@ -127,6 +128,7 @@ def render_brief(
     root = root if root is not None else store.root
     fmt = _Lines()
     sections = [
+        _restore(store, caps, fmt),
         _contract(root, caps, env, fmt),
         _owner_statements(store, caps, session_id, fmt),
         *_journal_sections(store, caps, fmt, _state_decisions(root)),
@@ -379,6 +381,25 @@ def _count(store: Store, where: str, params: tuple[str, ...] = ()) -> int:
 
 def _tags(tags: tuple[str, ...]) -> str:
     return f" [{','.join(tags)}]" if tags else ""
+
+
+def _restore(store: Store, caps: BriefCaps, fmt: _Lines) -> BriefSection:
+    """Critical items the last checked compaction lost or changed: shown until a later
+    check finds them preserved (the latest check decides)."""
+    from .restore import plan_restore
+
+    plan = plan_restore(store)
+    if not plan.checked or not caps.restore:
+        return BriefSection("restore", "still in force (the last compaction summary lost them)", ())
+    shown = plan.items[: caps.restore]
+    lines = [f"- [{item.kind}] {fmt.line(item.content, caps.trusted_chars)}" for item in shown]
+    return BriefSection(
+        "restore",
+        "still in force (the last compaction summary lost them)",
+        tuple(lines),
+        len(plan.items) - len(shown),
+        "contextward restore",
+    )
 
 
 def _loops(store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines) -> BriefSection:

@@ -27,6 +27,7 @@ from . import (
     inspect_guidance,
     inspect_review,
     inspect_snapshot,
+    mcp_cmd,
     recall_cmds,
     state_cmds,
     store_cmds,
@@ -83,6 +84,7 @@ for _module in (
     inspect_guidance,
     inspect_review,
     inspect_snapshot,
+    mcp_cmd,
     recall_cmds,
 ):
     main.add_command(_module.command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..brief.restore import RestorePlan, plan_restore, render_restore
-from ..compaction import Capture, capture, check_summary
+from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..store import Store, project_root
 from ._io import BadInput, read_text
@@ -46,19 +47,37 @@ def compact_test(transcript: str, summary_path: str, fmt: str | None, as_json: b
         }
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        counts = taken.result.counts()
-        click.echo(
-            f"1. inspect: {taken.result.messages} messages -> "
-            + ", ".join(f"{n} {action}" for action, n in counts.items())
-        )
-        click.echo("\n2. guidance handed to the host's summariser:\n")
-        click.echo(taken.guidance)
-        click.echo(f"\n3. snapshot: {len(taken.snapshot.items)} items must survive")
-        click.echo("\n4. the summary, checked (facts verifier):\n")
-        click.echo(report_table(taken.snapshot, outcome.report))
-        click.echo("\n5. restore block for the next turn:\n")
-        click.echo(restore or "(nothing to restore: the summary kept every critical item)")
+        click.echo(render_loop(taken, outcome, restore))
     raise SystemExit(0 if outcome.report.ok else 1)
+
+
+def render_loop(taken: Capture, outcome: CheckOutcome, restore: str) -> str:
+    """The loop as a person reads it: inspection, guidance, snapshot, check, restore."""
+    counts = ", ".join(f"{n} {action}" for action, n in taken.result.counts().items())
+    return "\n".join(
+        [
+            f"1. inspect: {taken.result.messages} messages -> {counts}",
+            "\n2. guidance handed to the host's summariser:\n",
+            taken.guidance,
+            f"\n3. snapshot: {len(taken.snapshot.items)} items must survive "
+            f"({sum(i.critical for i in taken.snapshot.items)} critical)",
+            "\n4. the summary, checked (facts verifier):\n",
+            report_table(taken.snapshot, outcome.report),
+            "\n5. restore block injected after the compaction:\n",
+            restore or "(nothing to restore: the summary kept every critical item)",
+        ]
+    )
+
+
+def run_loop(transcript: bytes, summary: str) -> tuple[Capture, CheckOutcome, RestorePlan]:
+    """The whole loop on an in-memory store: nothing touches the project's store."""
+    with Store.memory() as store:
+        taken = capture(
+            store, open_transcript(io.BytesIO(transcript)).messages, root=project_root()
+        )
+        outcome = check_summary(store, summary, snapshot_record=taken.record)
+        assert outcome is not None  # a snapshot was just stored
+        return taken, outcome, plan_restore(store)
 
 
 def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:

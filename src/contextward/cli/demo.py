@@ -1,8 +1,9 @@
-"""``contextward demo``: the product's loop on example files shipped in the package.
+"""``contextward demo``: the product's whole loop on example files shipped in the package.
 
-Inspect a conversation, print the guidance a host's summarizer would get,
-snapshot what must survive, then check the host's summary against that
-snapshot and show what it silently lost.
+A conversation is inspected, the host's summariser gets guidance, a snapshot
+is taken, the host's summary (which drops one constraint, flips another and
+swaps a value) is checked, and the restore block shows what goes back in.
+Nothing touches the project's store.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from importlib import resources
 
 import click
 
-from ..core import FactsVerifier, verify_context
-from ..inspect import build_guidance, inspect_stream, snapshot_of
+from ..brief.restore import render_restore
+from ..core import LiteralVerifier, verify_context
+from ..inspect import inspect_stream
+from .compaction_cmds import render_loop, run_loop
 from .inspect_io import candidates_table
-from .render import report_table
 
 
 def example_text(name: str) -> str:
@@ -24,25 +26,20 @@ def example_text(name: str) -> str:
 
 @click.command("demo")
 def command() -> None:
-    """Inspect a shipped conversation, guide its compaction, and check the summary."""
-    conversation = example_text("conversation.json")
-    result = inspect_stream(io.BytesIO(conversation.encode("utf-8")))
+    """Walk the compaction loop on a shipped conversation and its lossy summary."""
+    conversation = example_text("conversation.json").encode("utf-8")
+    summary = example_text("summary.md")
     click.echo("contextward demo: an agent session about OAuth login is about to be compacted.\n")
-    click.echo("1. Inspection of examples/conversation.json (keep / drop / review):\n")
-    click.echo(candidates_table(result))
-    click.echo("\n2. Guidance handed to the host's own summarizer:\n")
-    click.echo(build_guidance(result).text())
-    snapshot = snapshot_of(result)
-    critical = sum(item.critical for item in snapshot.items)
+    click.echo("0. The candidates found in examples/conversation.json:\n")
+    click.echo(candidates_table(inspect_stream(io.BytesIO(conversation))))
+    click.echo("")
+    taken, outcome, plan = run_loop(conversation, summary)
+    click.echo(render_loop(taken, outcome, render_restore(plan)))
+    literal = verify_context(taken.snapshot, summary, LiteralVerifier())
     click.echo(
-        f"\n3. Snapshot taken before compaction: {len(snapshot.items)} kept items, "
-        f"{critical} critical.\n"
+        "\nFor comparison, substring matching (--verifier literal) reports "
+        f"{len(literal.preserved)} preserved, {len(literal.changed)} changed, "
+        f"{len(literal.lost)} lost: it cannot tell a flipped rule or a swapped value "
+        "from a reworded one."
     )
-    click.echo("4. The host's summary (examples/summary.md) checked against the snapshot:\n")
-    report = verify_context(snapshot, example_text("summary.md"), FactsVerifier())
-    click.echo(report_table(snapshot, report))
-    lost = [item for item in snapshot.items if item.id in report.critical_failures]
-    if lost:
-        click.echo("\nWhat the summary dropped, to restore verbatim:")
-        for item in lost:
-            click.echo(f"  [{item.kind}] {item.content}")
+    click.echo("\nTry it on your own files: contextward compact-test TRANSCRIPT --summary FILE")

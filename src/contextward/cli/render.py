@@ -23,12 +23,17 @@ def report_table(snapshot: Snapshot, report: VerificationReport) -> str:
             )
         )
     widths = [max(len(row[col]) for row in rows) for col in range(4)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-        + "  "
-        + row[4]
-        for row in rows
-    ]
+    reasons = {f.item_id: f.reason for f in report.findings if f.status != "preserved"}
+    lines = []
+    for row in rows:
+        lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+            + "  "
+            + row[4]
+        )
+        why = reasons.get(row[3])
+        if why:
+            lines.append(" " * (sum(widths) + 8) + f"└ {why}")
     counts = " · ".join(
         f"{status} {len(report.ids(status))}"
         for status in ("preserved", "changed", "lost", "unknown")

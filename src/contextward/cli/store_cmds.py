@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from ..guard.loops import open_loops
 from ..store import JOURNAL_TYPES, JournalEntry, project_root, session_id_from_env
 from ..store.contract import add_constraint, load_contract, remove_constraint
 from ..store.doctor import diagnose
@@ -56,33 +55,12 @@ def init_command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def status_command(as_json: bool) -> None:
     """Store, journal, evidence, loops and contract at a glance. Exit 1 when a loop is blocked."""
+    from ..status import project_status
+
     cfg = config()
-    contract = load_contract(project_root())
-    data: dict[str, Any] = {
-        "store": None,
-        "contract": {
-            layer: sum(1 for c in contract.constraints if c.layer == layer)
-            for layer in ("seed", "personal", "project")
-        },
-        "config_warnings": len(cfg.warnings),
-    }
-    blocked = 0
-    with read_store(cfg) as store:
-        if store is not None:
-            last = store.evidence.last()
-            loops = open_loops(store, threshold=cfg.loop_block_after)
-            blocked = sum(1 for loop in loops if loop.blocked)
-            data["store"] = {"schema_version": store.schema_version}
-            data["journal"] = store.journal.counts()
-            data["prompts"] = len(store.prompts.list(limit=cfg.retention_prompts))
-            data["evidence"] = {
-                "runs": store.evidence.count(),
-                "last": None if last is None else last.to_dict(),
-            }
-            data["loops"] = [
-                {"command": loop.streak_key, "failures": loop.failures, "blocked": loop.blocked}
-                for loop in loops
-            ]
+    with errors():
+        data = project_status(project_root(), cfg)
+    blocked = data.pop("blocked")
     if as_json:
         _echo_json(data)
     else:

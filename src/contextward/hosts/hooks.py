@@ -121,7 +121,7 @@ def session_start(session: Session, *, source: str) -> Reply:
             and known.data.get("brief_digest") == brief.digest
         )
         if source == "compact":
-            parts.append(brief.without("owner_statements"))
+            parts.append(brief.without("owner_statements", "restore"))
         elif not replayed:
             parts.append(brief.text)
         state = _state_block(session, store)

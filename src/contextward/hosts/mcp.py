@@ -1,0 +1,403 @@
+"""``contextward mcp``: every capability as a tool of an MCP server on stdio (official SDK v2).
+
+Tools call the same library functions as the CLI. What the model writes is
+recorded with agent provenance and never rendered as trusted: notes and
+decisions land in the journal as ``agent`` (a model's decision stays
+unverified until the owner adopts it), contract rows go to the agent section
+of the project layer, which can never remove a seed or touch the personal
+layer. Paths are confined to the project; transcripts and snapshots are
+passed inline. Annotations are honest hints: ``verify`` runs a shell command,
+so it is destructive and open-world.
+
+Must never: print to stdout (the protocol owns it), or import on a hook path.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
+from mcp.types import ToolAnnotations
+
+from .. import __version__
+from ..core import ContextGuardError
+from ..errors import ContextwardError
+from ..inspect import InspectError
+from ..store import Store, project_root
+from ..store.config import Config, load_config
+
+F = TypeVar("F", bound=Callable[..., Any])
+INSTRUCTIONS = (
+    "contextward keeps this project's critical context: standing constraints, decisions, "
+    "rejected approaches, open work, state and evidence. Read `brief` and `status` at the "
+    "start; record decisions and lessons as they happen; run `verify` before claiming "
+    "success and cite its ev- id; after a compaction call `restore`."
+)
+
+READ = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+RUN = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+)
+
+
+class ToolError(_SDKToolError):
+    """A tool call the server refuses: the model gets an error result whose message is
+    structural (a code and a reason), never conversation content."""
+
+
+def project_dir() -> Path:
+    """The project the server serves: ``CLAUDE_PROJECT_DIR`` when the host sets it, else cwd."""
+    configured = os.environ.get("CONTEXTWARD_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR")
+    start = Path(configured) if configured and Path(configured).is_dir() else Path.cwd()
+    return project_root(start)
+
+
+def confined(root: Path, relative: str) -> Path:
+    """A project file named by the model, refused when it leaves the project."""
+    candidate = Path(relative)
+    if candidate.is_absolute():
+        raise ToolError("absolute paths are refused; name a path inside the project")
+    resolved = (root / candidate).resolve()
+    if resolved != root.resolve() and root.resolve() not in resolved.parents:
+        raise ToolError("the path leaves the project")
+    return resolved
+
+
+@contextmanager
+def _store(root: Path, *, create: bool = True) -> Iterator[Store]:
+    cfg = load_config(root)
+    with Store.open(root, create=create, retention=cfg.retention()) as store:
+        yield store
+
+
+def _config(root: Path) -> Config:
+    return load_config(root)
+
+
+def _session() -> str | None:
+    return os.environ.get("CONTEXTWARD_SESSION_ID") or None
+
+
+def _messages(messages: list[dict[str, Any]]) -> Any:
+    from ..inspect import open_transcript
+
+    data = json.dumps({"messages": messages}).encode()
+    return open_transcript(io.BytesIO(data), "messages").messages
+
+
+def build_server() -> MCPServer:
+    """The server with every tool registered; each call opens the project it serves."""
+    server = MCPServer("contextward", version=__version__, instructions=INSTRUCTIONS)
+
+    def tool(annotations: ToolAnnotations, title: str) -> Callable[[F], F]:
+        register = server.tool(title=title, annotations=annotations)
+
+        def wrap(fn: F) -> F:
+            @functools.wraps(fn)
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return fn(*args, **kwargs)
+                except (ContextwardError, ContextGuardError, InspectError) as exc:
+                    raise ToolError(f"{exc.code}: {exc}") from None
+
+            register(guarded)
+            return fn
+
+        return wrap
+
+    @tool(READ, "Project status")
+    def status() -> dict[str, Any]:
+        """Store, journal, evidence, loops and contract at a glance."""
+        from ..status import project_status
+
+        root = project_dir()
+        return project_status(root, _config(root))
+
+    @tool(READ, "Session brief")
+    def brief() -> str:
+        """The bounded brief: contract, owner statements, decisions, corrections, precedents, loops, evidence."""
+        from ..brief import render_brief
+
+        root = project_dir()
+        with _store(root) as store:
+            return render_brief(store, session_id=_session()).text
+
+    @tool(READ, "Restore block")
+    def restore() -> str:
+        """Critical items the last compaction summary lost or changed, verbatim."""
+        from ..brief.restore import plan_restore, render_restore
+
+        with _store(project_dir()) as store:
+            return render_restore(plan_restore(store), max_chars=20_000) or "nothing to restore"
+
+    @tool(WRITE, "Checkpoint the session state")
+    def checkpoint(
+        *,
+        focus: str | None = None,
+        phase: Literal["planning", "implementing", "testing", "reviewing", "shipping"]
+        | None = None,
+        blockers: str | None = None,
+        next: str | None = None,
+        handoff: str | None = None,
+        task: str | None = None,
+    ) -> str:
+        """Update STATE.md's Current fields (facts only; other lines are kept)."""
+        from ..state import StateProject
+        from ..state import checkpoint as write
+
+        values = {
+            "focus": focus,
+            "phase": phase,
+            "blockers": blockers,
+            "next": next,
+            "handoff": handoff,
+            "task": task,
+        }
+        given = {k: v for k, v in values.items() if v is not None}
+        if not given:
+            raise ToolError("give at least one field")
+        write(given, project=StateProject.open(project_dir()))
+        return f"checkpoint written: {', '.join(sorted(given))}"
+
+    @tool(WRITE, "Record a decision (unverified)")
+    def decide(text: str, rejected: bool = False, why: str | None = None) -> dict[str, Any]:
+        """Record a decision or rejected approach as the agent's (unverified until the owner adopts it)."""
+        from ..state.notes import note as record
+
+        body = f"[REJECTED] {text}" if rejected else text
+        if why:
+            body = f"{body} — because {why}"
+        with _store(project_dir()) as store:
+            noted = record(store, "decision", body, provenance="agent", session_id=_session())
+        return {"id": noted.ref, "provenance": "agent", "trusted": False}
+
+    @tool(WRITE, "Journal a note (unverified)")
+    def note(
+        type: Literal["decision", "correction", "risk", "note", "lesson"],
+        text: str,
+        tags: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Journal a note as the agent's (agent provenance, never shown as trusted)."""
+        from ..state.notes import note as record
+
+        with _store(project_dir()) as store:
+            noted = record(
+                store, type, text, tags=tags or (), provenance="agent", session_id=_session()
+            )
+        return {
+            "id": noted.ref,
+            "type": noted.type,
+            "tags": list(noted.tags),
+            "provenance": "agent",
+            "hints": list(noted.hints),
+        }
+
+    @tool(READ, "Journal")
+    def journal(
+        limit: int = 10,
+        type: Literal["decision", "correction", "risk", "note", "lesson"] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Journal entries, newest first, each with its provenance."""
+        with _store(project_dir()) as store:
+            return [
+                e.to_dict() for e in store.journal.list(limit=max(0, min(limit, 200)), type=type)
+            ]
+
+    @tool(READ, "Recall")
+    def recall(
+        *,
+        query: str = "",
+        type: str | None = None,
+        tags: list[str] | None = None,
+        limit: int = 8,
+        evidence_id: str | None = None,
+        cmd: str | None = None,
+    ) -> dict[str, Any]:
+        """Ranked search over decisions, corrections, lessons and evidence; every hit has a trust label."""
+        from ..recall import RecallQuery
+        from ..recall import recall as search
+        from ..state import recall_source  # registers STATE.md decisions as a source
+
+        del recall_source
+        wanted = RecallQuery(
+            query, type, tuple(tags or ()), max(1, min(limit, 50)), evidence_id, cmd
+        )
+        with _store(project_dir()) as store:
+            return search(store, wanted).to_dict()
+
+    @tool(READ, "Owner intent")
+    def intent(limit: int = 5) -> dict[str, Any]:
+        """What the owner wants, needs, forbade and corrected, from recorded prompts."""
+        from ..guard.intent import owner_intent
+
+        with _store(project_dir()) as store:
+            return owner_intent(store, limit=max(1, min(limit, 50))).to_dict()
+
+    @tool(RUN, "Verify with a command")
+    def verify(command: str, timeout_s: float = 180.0) -> dict[str, Any]:
+        """Run a shell command (bash -c) and record it as evidence (ev-NNNN); UNTRUSTED when masked."""
+        from ..guard.evidence import run_verified
+
+        root = project_dir()
+        cfg = _config(root)
+        with _store(root) as store:
+            result = run_verified(
+                store,
+                command,
+                timeout_s=timeout_s,
+                cwd=root,
+                threshold=cfg.loop_block_after,
+                digest_chars=cfg.verify_digest_chars,
+                session_id=_session(),
+            )
+        if result.run is None:
+            return {"refused": True, "reason": result.decision.reason}
+        return result.run.to_dict()
+
+    @tool(READ, "Evidence runs")
+    def evidence(limit: int = 5, evidence_id: str | None = None) -> list[dict[str, Any]]:
+        """Recorded evidence runs, newest first (or one by its ev- id)."""
+        with _store(project_dir()) as store:
+            if evidence_id:
+                run = store.evidence.get(evidence_id)
+                return [] if run is None else [run.to_dict()]
+            return [r.to_dict() for r in store.evidence.list(limit=max(0, min(limit, 100)))]
+
+    @tool(READ, "Open loops")
+    def loops() -> list[dict[str, Any]]:
+        """Commands failing in a row, and whether the loop brake now refuses them."""
+        from ..guard.loops import open_loops
+
+        root = project_dir()
+        with _store(root) as store:
+            found = open_loops(store, threshold=_config(root).loop_block_after)
+        return [
+            {"command": x.streak_key, "failures": x.failures, "blocked": x.blocked} for x in found
+        ]
+
+    @tool(READ, "Scope audit")
+    def diff(baseline: str | None = None) -> dict[str, Any]:
+        """How much the work changed against a baseline (ok / warn / hard)."""
+        from ..guard.scope import ScopeThresholds, audit_scope
+
+        root = project_dir()
+        cfg = _config(root)
+        thresholds = ScopeThresholds(
+            warn_lines=cfg.diff_warn_lines,
+            hard_lines=cfg.diff_hard_lines,
+            warn_files=cfg.diff_warn_files,
+        )
+        return audit_scope(root, baseline=baseline, thresholds=thresholds).to_dict()
+
+    @tool(READ, "Preflight")
+    def preflight(tools: list[str] | None = None) -> dict[str, Any]:
+        """Which tools exist here and their versions (bounded time)."""
+        from ..guard.preflight import preflight as probe
+
+        root = project_dir()
+        return probe(tuple(tools or _config(root).preflight_tools), cwd=root).to_dict()
+
+    @tool(READ, "Context budget")
+    def budget(used_tokens: int | None = None, window_tokens: int | None = None) -> dict[str, Any]:
+        """Context watermarks and tool-output volume of this session."""
+        from ..guard.budget import session_budget
+
+        root = project_dir()
+        with _store(root) as store:
+            return session_budget(
+                store,
+                session_id=_session(),
+                warn_pct=_config(root).ctx_warn_pct,
+                used_tokens=used_tokens,
+                window_tokens=window_tokens,
+            ).to_dict()
+
+    @tool(READ, "Orientation")
+    def orientation() -> dict[str, Any]:
+        """A bounded digest of the repository: tree, languages, conventions files."""
+        from ..guard.orientation import orient
+
+        return orient(project_dir()).to_dict()
+
+    @tool(WRITE, "Contract")
+    def contract(add: str | None = None) -> list[dict[str, Any]]:
+        """The standing constraints in force; ``add`` proposes a project constraint (agent, unverified)."""
+        from ..store.contract import add_constraint, load_contract
+
+        root = project_dir()
+        if add:
+            add_constraint(root, add, layer="project", provenance="agent")
+        return [
+            {
+                "id": c.id,
+                "text": c.text,
+                "layer": c.layer,
+                "provenance": c.provenance,
+                "trusted": c.trusted,
+            }
+            for c in load_contract(root).constraints
+        ]
+
+    @tool(READ, "Inspect a conversation")
+    def inspect(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Candidate memories of messages ({role, content}) with keep / drop / review."""
+        from ..inspect import inspect_messages
+
+        return inspect_messages(_messages(messages)).to_dict()
+
+    @tool(READ, "Compaction guidance")
+    def guidance(messages: list[dict[str, Any]]) -> str:
+        """What a summary of these messages must preserve, can discard, should weigh."""
+        from ..inspect import build_guidance, inspect_messages
+
+        return build_guidance(inspect_messages(_messages(messages))).text()
+
+    @tool(WRITE, "Snapshot before compaction")
+    def snapshot(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """Store the snapshot of what must survive (messages plus the project's record); returns it."""
+        from ..compaction import capture
+
+        with _store(project_dir()) as store:
+            taken = capture(store, _messages(messages), session_id=_session(), label="mcp")
+        return {"seq": taken.record.seq, **taken.snapshot.to_dict()}
+
+    @tool(WRITE, "Check a summary")
+    def check(summary: str, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Check a summary against a snapshot (default: the latest stored); the report is stored."""
+        from ..compaction import check_summary
+        from ..core import FactsVerifier, Snapshot, verify_context
+
+        if snapshot is not None:
+            return verify_context(Snapshot.from_dict(snapshot), summary, FactsVerifier()).to_dict()
+        with _store(project_dir()) as store:
+            outcome = check_summary(store, summary, session_id=_session(), source="mcp")
+        if outcome is None:
+            raise ToolError("no snapshot stored yet: call snapshot first or pass one")
+        return outcome.report.to_dict()
+
+    @tool(READ, "Load a task's planning artifacts")
+    def load(task: str) -> str:
+        """Summarise a task folder under the plans folder (paths confined to the project)."""
+        from ..state import StateProject, load_task, render_summary
+
+        return render_summary(load_task(StateProject.open(project_dir()), task))
+
+    return server
+
+
+def serve() -> None:
+    """Run the server on stdio until the client closes it."""
+    build_server().run()

@@ -1,0 +1,119 @@
+"""The compaction loop in the store: snapshot kept, check stored, restore until preserved."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.brief import render_brief
+from contextward.brief.restore import plan_restore, render_restore
+from contextward.cli import main
+from contextward.compaction import capture, check_summary, messages_since_compaction, summary_text
+from contextward.inspect import Message
+from contextward.state import StateProject, record_decision
+from contextward.store import Store
+from contextward.store.contract import add_constraint
+
+CONVERSATION = [
+    Message("u1", "user", "Goal: ship OAuth login for the billing service."),
+    Message("u2", "user", "Never push to main; open a PR instead."),
+    Message("a1", "assistant", "Decision: store OAuth links in PostgreSQL, table oauth_accounts."),
+]
+KEPT_ALL = (
+    "Goal: ship OAuth login for the billing service. Never push to main; open a PR instead. "
+    "Decision: store OAuth links in PostgreSQL, table oauth_accounts."
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return Store.open(tmp_path)
+
+
+def test_a_lost_item_stays_in_the_brief_until_a_check_finds_it_preserved(store: Store) -> None:
+    taken = capture(store, CONVERSATION, session_id="s")
+    assert "Never push to main; open a PR instead." in taken.guidance
+    outcome = check_summary(
+        store, "Goal: ship OAuth login for the billing service.", session_id="s"
+    )
+    assert outcome is not None and not outcome.report.ok
+    plan = plan_restore(store, session_id="s")
+    assert plan.checked and {i.content for i in plan.items} == {
+        "Never push to main; open a PR instead.",
+        "Decision: store OAuth links in PostgreSQL, table oauth_accounts.",
+    }
+    assert "Never push to main; open a PR instead." in render_brief(store).text
+    check_summary(store, KEPT_ALL, session_id="s")
+    assert plan_restore(store, session_id="s").items == ()
+    assert "still in force" not in render_brief(store).text
+
+
+def test_a_changed_item_is_restored_with_its_status(store: Store) -> None:
+    capture(store, CONVERSATION, session_id="s")
+    check_summary(
+        store, KEPT_ALL.replace("Never push to main", "Pushing to main is fine"), session_id="s"
+    )
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert "- [constraint] (changed) Never push to main; open a PR instead." in block
+
+
+def test_without_a_check_every_critical_item_is_restored(store: Store) -> None:
+    capture(store, CONVERSATION, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert not plan.checked and len(plan.items) == 3
+    assert "could not be checked" in render_restore(plan)
+
+
+def test_the_project_record_joins_the_snapshot(store: Store) -> None:
+    assert store.root is not None
+    add_constraint(store.root, "Emails go through the outbox service only.")
+    record_decision("Use pnpm, not npm.", project=StateProject.open(store.root))
+    taken = capture(store, CONVERSATION, session_id="s")
+    contents = {i.content: i.critical for i in taken.snapshot.items}
+    assert contents["Emails go through the outbox service only."] is True
+    assert any("Use pnpm, not npm." in c for c in contents)
+    assert "Emails go through the outbox service only." in taken.guidance
+
+
+def test_a_second_compaction_keeps_what_the_first_summary_dropped(store: Store) -> None:
+    capture(store, CONVERSATION, session_id="s")
+    after = [
+        Message("c1", "user", "Goal: ship OAuth login.", summary=True),
+        Message("u9", "user", "go on"),
+    ]
+    taken = capture(store, after, session_id="s")
+    assert "Never push to main; open a PR instead." in {i.content for i in taken.snapshot.items}
+
+
+def test_messages_since_the_last_summary() -> None:
+    older = Message("o", "user", "old")
+    summary = Message("s", "user", "summary", summary=True)
+    newer = Message("n", "user", "new")
+    assert [m.id for m in messages_since_compaction([older, summary, newer])] == ["s", "n"]
+    assert [m.id for m in messages_since_compaction([older, newer])] == ["o", "n"]
+
+
+def test_summary_text_takes_the_summary_block() -> None:
+    assert summary_text("<analysis>a</analysis>\n<summary>kept</summary>") == "kept"
+    assert summary_text("plain text") == "plain text"
+
+
+def test_compact_test_and_restore_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    transcript = tmp_path / "t.json"
+    transcript.write_text('[{"role": "user", "content": "Never push to main."}]')
+    summary = tmp_path / "s.md"
+    summary.write_text("We fixed the login page.")
+    result = CliRunner().invoke(main, ["compact-test", str(transcript), "--summary", str(summary)])
+    assert result.exit_code == 1
+    assert "- [constraint] (lost) Never push to main." in result.stdout
+    assert not (tmp_path / ".contextward").exists()  # a test run writes nothing
+    result = CliRunner().invoke(
+        main, ["compact-test", str(tmp_path / "nope"), "--summary", str(summary)]
+    )
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert CliRunner().invoke(main, ["restore"]).stdout == "nothing to restore\n"
