@@ -274,3 +274,27 @@ def test_the_fast_entry_runs_as_a_real_process_without_site(project: Path) -> No
 
 def test_every_installed_event_has_a_handler() -> None:
     assert {event for event, _, _ in HOOK_EVENTS} == set(claude_code.HANDLERS)
+
+
+def test_events_can_be_switched_off(project: Path) -> None:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    out, err = io.StringIO(), io.StringIO()
+    env = {"CONTEXTWARD_HOOKS_OFF": "UserPromptSubmit, pretooluse"}
+    assert claude_code.run(io.BytesIO(json.dumps(payload).encode()), out, err, env=env) == 0
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+    assert (
+        claude_code.run(
+            io.BytesIO(json.dumps(payload).encode()),
+            out,
+            err,
+            env={"CONTEXTWARD_HOOKS_OFF": "Stop"},
+        )
+        == 0
+    )
+    assert "ask" in out.getvalue()

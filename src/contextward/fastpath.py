@@ -41,8 +41,12 @@ def answer(data: bytes) -> str | None:
         payload = minijson.loads(data.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
-    if not isinstance(payload, dict) or payload.get("hook_event_name") not in EVENTS:
+    event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    if not isinstance(payload, dict) or event not in EVENTS:
         return None
+    off = {p.strip().lower() for p in os.environ.get("CONTEXTWARD_HOOKS_OFF", "").split(",")}
+    if "all" in off or str(event).lower() in off:
+        return ""  # turned off by the owner: record nothing, say nothing
     text, session_id, cwd = payload.get("prompt"), payload.get("session_id"), payload.get("cwd")
     if not (isinstance(text, str) and text.strip() and isinstance(session_id, str) and session_id):
         return None

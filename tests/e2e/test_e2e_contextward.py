@@ -29,20 +29,6 @@ from harness import (
     tool_results,
 )
 
-#: Seen with the hooks of the working tree on 2026-11-30; see docs/testing.md.
-NO_DECISION_TEXT = pytest.mark.xfail(
-    reason="waiting for hooks: the brief gives decision counts, not the decisions", strict=False
-)
-KEPT_REINJECTED = pytest.mark.xfail(
-    reason="waiting for hooks: SessionStart(compact) appends the whole brief, whose "
-    "'owner said' repeats constraints the summary kept",
-    strict=False,
-)
-BOILERPLATE_RESTORED = pytest.mark.xfail(
-    reason="waiting for hooks: as above, and after a second compaction Claude Code's "
-    "continuation message is inspected as the owner's words and restored as constraints",
-    strict=False,
-)
 pytestmark = pytest.mark.e2e
 
 FOCUS = "Ship the OAuth login flow (E2E_FOCUS_MARKER)"
@@ -139,7 +125,6 @@ def assert_restored_after(
     assert not kept, f"a kept item was re-injected: {kept[0][:200]!r}" if kept else ""
 
 
-@NO_DECISION_TEXT
 def test_brief_reaches_the_model_at_start_and_is_not_resent(
     scenario: Callable[..., Scenario],
 ) -> None:
@@ -187,7 +172,6 @@ def test_loop_brake_stops_the_third_identical_failure_and_risky_command_asks(
     assert (s.project / "README.md").read_text() == "uncommitted work\n"
 
 
-@KEPT_REINJECTED
 def test_manual_compact_guides_checks_and_restores_only_what_was_dropped(
     scenario: Callable[..., Scenario],
 ) -> None:
@@ -212,7 +196,6 @@ def test_manual_compact_guides_checks_and_restores_only_what_was_dropped(
     assert ids[DROPPED] in report["lost"] and ids[KEPT] in report["preserved"], report
 
 
-@BOILERPLATE_RESTORED
 def test_automatic_compaction_both_routes_guides_and_restores(
     scenario: Callable[..., Scenario],
 ) -> None:

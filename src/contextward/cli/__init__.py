@@ -29,6 +29,7 @@ from . import (
     inspect_snapshot,
     mcp_cmd,
     recall_cmds,
+    report_cmd,
     state_cmds,
     store_cmds,
 )
@@ -86,6 +87,7 @@ for _module in (
     inspect_snapshot,
     mcp_cmd,
     recall_cmds,
+    report_cmd,
 ):
     main.add_command(_module.command)
 # Modules with several commands expose ``commands``.

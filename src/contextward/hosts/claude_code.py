@@ -32,7 +32,7 @@ def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """The stdout for one payload ('' for none)."""
     event = payload["hook_event_name"]
     handler = HANDLERS.get(event)
-    if handler is None:
+    if handler is None or hooks.switched_off(event, env):
         return ""
     session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
     return render(event, handler(session, payload))

@@ -62,7 +62,7 @@ _HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Reply]] = {
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     event = payload["hook_event_name"]
     handler = _HANDLERS.get(event)
-    if handler is None:
+    if handler is None or hooks.switched_off(event, env):
         return ""
     payload = _command(payload)
     session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)

@@ -118,7 +118,7 @@ def render(event: str, reply: Reply) -> str:
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     event = payload["hook_event_name"]
     handler = _HANDLERS.get(event)
-    if handler is None:
+    if handler is None or hooks.switched_off(event, env):
         return ""
     session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
     return render(event, handler(session, payload))

@@ -85,6 +85,16 @@ class Session:
         return Store.open(self.root)
 
 
+#: Comma-separated hook event names (or "all") that contextward answers with silence.
+OFF_ENV = "CONTEXTWARD_HOOKS_OFF"
+
+
+def switched_off(event: str, env: Mapping[str, str]) -> bool:
+    """True when the owner turned this event off (``CONTEXTWARD_HOOKS_OFF=PreToolUse,...``)."""
+    off = {part.strip().lower() for part in env.get(OFF_ENV, "").split(",")}
+    return "all" in off or event.lower() in off
+
+
 def bounded(text: str, limit: int = MAX_INJECT) -> str:
     if len(text) <= limit:
         return text

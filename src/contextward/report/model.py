@@ -1,0 +1,248 @@
+"""What a project report shows, gathered from the store and STATE.md as plain values.
+
+Owns: reading the state's Current fields, the decisions (STATE.md and the
+journal), recent evidence runs, open loop streaks and the last compaction's
+check into frozen values that the page and the text summary render.
+
+Must never: write to the store or to any file, render markup, or return
+unmasked text (every string that came from a person or a command passes
+through ``mask`` here, so no renderer can forget it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..brief.restore import plan_restore, snapshot_from
+from ..errors import ContextwardError
+from ..guard.loops import LoopStatus, open_loops
+from ..redact import mask
+from ..state import FIELDS, Decision, StateProject, read_state
+from ..store import Store
+from ..store.config import load_config
+
+#: How many rows of each list the report shows (older rows are counted, not listed).
+DECISIONS_SHOWN = 40
+EVIDENCE_SHOWN = 25
+LOOPS_SHOWN = 15
+
+VERDICTS = ("ok", "fail", "untrusted", "timeout")
+STATUSES = ("preserved", "changed", "lost", "unknown")
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEntry:
+    """One decision on the timeline: STATE.md (owner) or the journal (owner or agent)."""
+
+    when: str
+    text: str
+    kind: str  # "decision" | "rejected"
+    source: str  # "STATE.md" | "journal"
+    trusted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceEntry:
+    id: str
+    when: str
+    command: str
+    exit_code: int
+    verdict: str
+    duration_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedItem:
+    """One snapshot item of the last compaction, what the check found and whether it is restored."""
+
+    id: str
+    kind: str
+    content: str
+    critical: bool
+    status: str  # preserved | changed | lost | unknown | unchecked
+    restored: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionCheck:
+    """The latest snapshot and its newest check (``checked`` False when none ran)."""
+
+    snapshot_seq: int
+    taken_at: str
+    checked: bool
+    checked_at: str
+    source: str
+    items: tuple[CheckedItem, ...]
+
+    def count(self, status: str) -> int:
+        return sum(1 for item in self.items if item.status == status)
+
+    @property
+    def restored(self) -> int:
+        return sum(1 for item in self.items if item.restored)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectReport:
+    """Everything one report shows; empty parts render as an explicit "nothing yet"."""
+
+    project: str
+    generated_at: str
+    state: tuple[tuple[str, str], ...]
+    state_updated: str
+    decisions: tuple[DecisionEntry, ...]
+    decisions_total: int
+    evidence: tuple[EvidenceEntry, ...]
+    verdicts: tuple[tuple[str, int], ...]
+    loops: tuple[LoopStatus, ...]
+    loop_threshold: int
+    compaction: CompactionCheck | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def evidence_total(self) -> int:
+        return sum(n for _, n in self.verdicts)
+
+
+def _clean(text: str) -> str:
+    return mask(" ".join(str(text).split()))
+
+
+def _state(
+    root: Path | None, notes: list[str]
+) -> tuple[tuple[tuple[str, str], ...], str, list[Decision]]:
+    if root is None:
+        return (), "", []
+    try:
+        view = read_state(StateProject.open(root))
+    except (ContextwardError, OSError) as exc:
+        code = getattr(exc, "code", type(exc).__name__)
+        notes.append(f"STATE.md could not be read ({code})")
+        return (), "", []
+    known = [(name, _clean(view.fields[name])) for name in FIELDS if view.fields.get(name)]
+    extra = [
+        (name, _clean(value))
+        for name, value in view.fields.items()
+        if name not in FIELDS and name != "updated" and value
+    ]
+    return tuple(known + extra), _clean(view.updated), list(view.decisions)
+
+
+def _decisions(store: Store, from_state: list[Decision]) -> tuple[tuple[DecisionEntry, ...], int]:
+    entries = [
+        DecisionEntry(
+            d.date,
+            _clean(d.text if not d.reason else f"{d.text} — {d.reason}"),
+            d.kind,
+            "STATE.md",
+            True,
+        )
+        for d in from_state
+    ]
+    for row in store.journal.list(limit=DECISIONS_SHOWN * 2, type="decision"):
+        entries.append(
+            DecisionEntry(row.created_at, _clean(row.text), "decision", "journal", row.trusted)
+        )
+    # Newest first; undated STATE.md lines keep their file order at the end.
+    dated = sorted((e for e in entries if e.when), key=lambda e: e.when, reverse=True)
+    undated = [e for e in entries if not e.when]
+    ordered = dated + undated
+    return tuple(ordered[:DECISIONS_SHOWN]), len(ordered)
+
+
+def _verdicts(store: Store) -> tuple[tuple[str, int], ...]:
+    rows = store.query("SELECT verdict, COUNT(*) AS n FROM evidence GROUP BY verdict")
+    counts = {str(row["verdict"]): int(row["n"]) for row in rows}
+    ordered = [(v, counts.pop(v, 0)) for v in VERDICTS]
+    return tuple(ordered + sorted(counts.items()))
+
+
+def _compaction(store: Store) -> CompactionCheck | None:
+    record = store.snapshots.latest()
+    snapshot = snapshot_from(record)
+    if record is None or snapshot is None:
+        return None
+    check = next(
+        (r for r in store.check_reports.list(limit=50) if r.data.get("snapshot_seq") == record.seq),
+        None,
+    )
+    statuses: dict[str, str] = {}
+    if check is not None:
+        report = check.data.get("report", {})
+        findings = report.get("findings", ()) if isinstance(report, Mapping) else ()
+        for finding in findings:
+            if isinstance(finding, Mapping) and isinstance(finding.get("itemId"), str):
+                statuses[finding["itemId"]] = str(finding.get("status", "unknown"))
+    plan = plan_restore(store)
+    restored = {item.id for item in plan.items} if plan.snapshot_seq == record.seq else set()
+    items = tuple(
+        CheckedItem(
+            item.id,
+            item.kind,
+            _clean(item.content),
+            item.critical,
+            statuses.get(item.id, "unknown") if check is not None else "unchecked",
+            item.id in restored,
+        )
+        for item in snapshot.items
+    )
+    return CompactionCheck(
+        record.seq,
+        record.created_at,
+        check is not None,
+        check.created_at if check is not None else "",
+        _clean(check.label) if check is not None else "",
+        items,
+    )
+
+
+def gather(
+    store: Store, root: Path | None, *, env: Mapping[str, str] | None = None
+) -> ProjectReport:
+    """Read everything the report shows. ``root`` names the project (its STATE.md, config)."""
+    notes: list[str] = []
+    state, updated, state_decisions = _state(root, notes)
+    decisions, total = _decisions(store, state_decisions)
+    threshold = load_config(root, env=env).loop_block_after
+    evidence = tuple(
+        EvidenceEntry(
+            run.id,
+            run.created_at,
+            _clean(run.command),
+            run.exit_code,
+            run.verdict,
+            run.duration_ms,
+        )
+        for run in store.evidence.list(limit=EVIDENCE_SHOWN)
+    )
+    return ProjectReport(
+        project=_clean(root.name) if root is not None else "",
+        generated_at=store.clock(),
+        state=state,
+        state_updated=updated,
+        decisions=decisions,
+        decisions_total=total,
+        evidence=evidence,
+        verdicts=_verdicts(store),
+        loops=tuple(
+            LoopStatus(_clean(s.streak_key), s.failures, s.threshold, s.last_at)
+            for s in open_loops(store, threshold=threshold, limit=LOOPS_SHOWN)
+        ),
+        loop_threshold=threshold,
+        compaction=_compaction(store),
+        notes=tuple(notes),
+    )
+
+
+__all__ = [
+    "STATUSES",
+    "VERDICTS",
+    "CheckedItem",
+    "CompactionCheck",
+    "DecisionEntry",
+    "EvidenceEntry",
+    "ProjectReport",
+    "gather",
+]
