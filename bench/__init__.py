@@ -18,4 +18,9 @@ BENCHMARKS: tuple[str, ...] = (
 )
 
 #: Evaluation modules run by ``make eval``, in order.
-EVALUATIONS: tuple[str, ...] = ("bench.facts_eval", "bench.inspect_eval")
+EVALUATIONS: tuple[str, ...] = (
+    "bench.facts_eval",
+    "bench.inspect_eval",
+    "bench.peers.compaction_guard",
+    "bench.peers.context_guardian",
+)

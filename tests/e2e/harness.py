@@ -384,3 +384,169 @@ def hook_settings(command: str, events: tuple[str, ...]) -> dict[str, Any]:
     return {
         e: [{"hooks": [{"type": "command", "command": command, "timeout": 10}]}] for e in events
     }
+
+
+# --- pi, OpenCode and Codex: the same isolation, a fake of the OpenAI APIs ------------------
+
+HOST_RUNNER = HERE / "fake_openai.py"
+#: Every port is free in a fresh namespace: a fixed one lets the hosts' config files name it.
+FAKE_PORT = 47800
+FAKE_BASE_URL = f"http://127.0.0.1:{FAKE_PORT}/v1"
+
+
+def install_npm(root: Path, package: str, version: str, binary: str) -> Path:
+    """``package@version`` installed once under ``root`` with npm; the path of its ``binary``.
+
+    npm runs the packages' install scripts: the hosts ship their native binaries as
+    registry packages (optional dependencies), which a postinstall only links.
+    """
+    folder = package.rsplit("/", 1)[-1]
+    prefix = root / f"{folder}-{version}"
+    path = prefix / "node_modules" / ".bin" / binary
+    manifest = prefix / "node_modules" / package / "package.json"
+    if path.exists() and _version(manifest) == version:
+        return path
+    prefix.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
+        + ["--loglevel=error", f"{package}@{version}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0 or not path.exists() or _version(manifest) != version:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise RuntimeError(f"npm install {package}@{version} failed: {tail}")
+    return path
+
+
+def host_binary(package: str, version: str, binary: str) -> Path:
+    """The installed host, or a pytest skip with the reason printed (never a failure)."""
+    import pytest  # the harness is imported by pytest only; keep the import local
+
+    reason = missing_prerequisite()
+    if reason is None:
+        try:
+            return install_npm(cache_root(), package, version, binary)
+        except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
+            reason = str(exc)
+    print(f"\n{package} end-to-end tests skipped: {reason}", file=sys.stderr)
+    pytest.skip(reason)
+
+
+@dataclass
+class HostScenario:
+    """One pi / OpenCode / Codex scenario: fresh HOME, a git project, the fake's script."""
+
+    folder: Path
+    fake: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        Scenario.__post_init__(self)  # type: ignore[arg-type]  # same layout as Claude's
+        self.env.setdefault("CONTEXTWARD_HOME", str(self.folder / "contextward-home"))
+
+    home = Scenario.home
+    project = Scenario.project
+    tmpdir = Scenario.tmpdir
+
+    def write(self, relative: str, data: object) -> Path:
+        """Write a JSON (dict/list) or text file under the scenario folder."""
+        path = self.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = data if isinstance(data, str) else json.dumps(data, indent=2) + "\n"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def command(self, argv: list[str], *, timeout: float = 90, **env: str) -> HostScenario:
+        self.steps.append({"argv": [str(a) for a in argv], "env": env, "timeout": timeout})
+        return self
+
+    def rpc(
+        self, argv: list[str], commands: list[dict[str, Any]], *, timeout: float = 120
+    ) -> HostScenario:
+        """One process driven over stdin (pi's RPC mode): each command waits for its end."""
+        self.steps.append({"argv": [str(a) for a in argv], "commands": commands, "env": {}})
+        self.steps[-1]["timeout"] = timeout
+        return self
+
+    def run(self) -> HostOutcome:
+        spec = {
+            "folder": str(self.folder),
+            "home": str(self.home),
+            "project": str(self.project),
+            "tmpdir": str(self.tmpdir),
+            "port": FAKE_PORT,
+            "path_prefix": f"{VENV_BIN}:",
+            "fake": self.fake,
+            "env": self.env,
+            "steps": self.steps,
+        }
+        spec_path = self.folder / "spec.json"
+        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+        done = subprocess.run(
+            ["unshare", "--net", "--fork", "--", sys.executable, str(HOST_RUNNER), str(spec_path)],
+            capture_output=True,
+            text=True,
+            timeout=SCENARIO_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"runner aborted (rc={done.returncode}): {done.stderr[-2000:]}")
+        data = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
+        return HostOutcome(self.folder, data)
+
+
+@dataclass
+class HostOutcome:
+    folder: Path
+    data: dict[str, Any]
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        return list(self.data["steps"])
+
+    @property
+    def isolation(self) -> str:
+        return str(self.data["isolation"])
+
+    def model_requests(self) -> list[dict[str, Any]]:
+        """Every chat-completions or Responses request the fake answered, oldest first."""
+        return [r for r in read_log(self.folder / "requests.jsonl") if "body" in r]
+
+    def summaries(self) -> list[dict[str, Any]]:
+        return [r for r in self.model_requests() if r["kind"] == "summary"]
+
+    def after(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The first model request after ``request`` that is not itself a compaction."""
+        later = [
+            r for r in self.model_requests() if r["n"] > request["n"] and r["kind"] != "summary"
+        ]
+        assert later, f"no model request after request {request['n']}"
+        return later[0]
+
+    def answered(self, marker: str) -> list[dict[str, Any]]:
+        """The model requests whose owner prompt holds ``marker``."""
+        return [r for r in self.model_requests() if marker in r.get("prompt", "")]
+
+
+def request_text(request: Mapping[str, Any]) -> str:
+    """Every text of one chat-completions or Responses request body, joined."""
+    body = request["body"]
+    parts: list[str] = [str(body.get("instructions") or "")]
+    for item in list(body.get("messages") or []) + list(body.get("input") or []):
+        if not isinstance(item, dict):
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [str(p.get("text", "")) for p in content if isinstance(p, dict)]
+        if isinstance(item.get("output"), str):
+            parts.append(item["output"])
+    for system in body.get("system") or []:
+        if isinstance(system, str):
+            parts.append(system)
+    return "\n".join(parts)

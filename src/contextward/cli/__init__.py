@@ -6,6 +6,7 @@ command prints a traceback or echoes the content of a file it was given.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -14,25 +15,6 @@ import click
 
 from .. import __version__
 from ..errors import ContextwardError
-from . import (
-    bridge,
-    brief_cmds,
-    check,
-    compaction_cmds,
-    demo,
-    evidence_cmds,
-    guard_cmds,
-    hosts_cmds,
-    inspect,
-    inspect_guidance,
-    inspect_review,
-    inspect_snapshot,
-    mcp_cmd,
-    recall_cmds,
-    report_cmd,
-    state_cmds,
-    store_cmds,
-)
 
 
 class _Group(click.Group):
@@ -75,30 +57,29 @@ def main() -> None:
     """Keep an AI coding agent's critical context alive across compaction, and prove it."""
 
 
-# Each command module exposes ``command``; keep this list sorted.
-for _module in (
-    bridge,
-    brief_cmds,
-    check,
-    demo,
-    inspect,
-    inspect_guidance,
-    inspect_review,
-    inspect_snapshot,
-    mcp_cmd,
-    recall_cmds,
-    report_cmd,
-):
-    main.add_command(_module.command)
-# Modules with several commands expose ``commands``.
-for _command in (
-    *compaction_cmds.commands,
-    *evidence_cmds.commands,
-    *guard_cmds.commands,
-    *hosts_cmds.commands,
-    *state_cmds.commands,
-    *store_cmds.commands,
-):
-    main.add_command(_command)
+#: Command modules, sorted; each exposes ``commands`` (several) or ``command`` (one).
+COMMAND_MODULES = (
+    "bridge",
+    "brief_cmds",
+    "check",
+    "compaction_cmds",
+    "demo",
+    "evidence_cmds",
+    "guard_cmds",
+    "hosts_cmds",
+    "inspect",
+    "inspect_guidance",
+    "inspect_review",
+    "inspect_snapshot",
+    "mcp_cmd",
+    "recall_cmds",
+    "report_cmd",
+    "state_cmds",
+    "store_cmds",
+)
+for _name in COMMAND_MODULES:
+    _module = importlib.import_module(f".{_name}", __name__)
+    for _command in getattr(_module, "commands", None) or (_module.command,):
+        main.add_command(_command)
 
 __all__ = ["main"]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
@@ -19,15 +21,18 @@ class BadInput(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
 
-def read_text(path: str, *, what: str) -> str:
-    """Read a UTF-8 file, or stdin for ``-``."""
+@contextmanager
+def open_input(path: str, *, what: str) -> Iterator[BinaryIO]:
+    """A user-named file (or stdin for ``-``) opened for binary reading, streaming.
+
+    Errors while opening *or reading* become one-line ``BadInput`` naming ``what``.
+    """
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
-            name = "standard input"
-        else:
-            name = path
-            data = Path(path).read_bytes()
+            yield sys.stdin.buffer
+            return
+        with Path(path).open("rb") as stream:
+            yield stream
     except FileNotFoundError:
         raise BadInput(f"{what} {path}: no such file") from None
     except IsADirectoryError:
@@ -36,10 +41,20 @@ def read_text(path: str, *, what: str) -> str:
         raise BadInput(f"{what} {path}: permission denied") from None
     except OSError as exc:
         raise BadInput(f"{what} {path}: cannot be read ({exc.strerror or 'I/O error'})") from None
+
+
+def display_name(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
+def read_text(path: str, *, what: str) -> str:
+    """Read a UTF-8 file, or stdin for ``-``."""
+    with open_input(path, what=what) as stream:
+        data = stream.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{what} {name}: not UTF-8 text (byte {exc.start})") from None
+        raise BadInput(f"{what} {display_name(path)}: not UTF-8 text (byte {exc.start})") from None
 
 
 def read_json(path: str, *, what: str) -> Any:

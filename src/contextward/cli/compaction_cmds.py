@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
-from pathlib import Path
 
 import click
 
@@ -13,7 +11,7 @@ from ..brief.restore import RestorePlan, plan_restore, render_restore
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..store import Store, project_root
-from ._io import BadInput, read_text
+from ._io import BadInput, display_name, open_input, read_text
 from ._store import read_store
 from .inspect_io import FORMAT_OPTION
 from .render import report_table
@@ -81,24 +79,11 @@ def run_loop(transcript: bytes, summary: str) -> tuple[Capture, CheckOutcome, Re
 
 
 def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:
-    name = "standard input" if transcript == "-" else transcript
-    try:
-        if transcript == "-":
-            messages = open_transcript(sys.stdin.buffer, fmt).messages
-            return capture(store, messages, root=project_root())
-        with Path(transcript).open("rb") as stream:
-            messages = open_transcript(stream, fmt).messages
-            return capture(store, messages, root=project_root())
-    except InspectError as exc:
-        raise BadInput(f"transcript {name}: {exc}") from None
-    except FileNotFoundError:
-        raise BadInput(f"transcript {name}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"transcript {name}: is a directory") from None
-    except OSError as exc:
-        raise BadInput(
-            f"transcript {name}: cannot be read ({exc.strerror or 'I/O error'})"
-        ) from None
+    with open_input(transcript, what="transcript") as stream:
+        try:
+            return capture(store, open_transcript(stream, fmt).messages, root=project_root())
+        except InspectError as exc:
+            raise BadInput(f"transcript {display_name(transcript)}: {exc}") from None
 
 
 @click.command("restore")

@@ -7,9 +7,6 @@ Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-from typing import BinaryIO
 
 import click
 
@@ -22,7 +19,7 @@ from ..inspect import (
     parse_decisions,
 )
 from ..redact import mask
-from ._io import BadInput, read_json
+from ._io import BadInput, display_name, open_input, read_json
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -36,28 +33,11 @@ _PREVIEW = 72
 
 def load(path: str, fmt: str | None) -> InspectionResult:
     """Inspect the transcript at ``path`` (``-`` for stdin)."""
-    try:
-        if path == "-":
-            return _inspect(sys.stdin.buffer, fmt, "standard input")
-        with Path(path).open("rb") as stream:
-            return _inspect(stream, fmt, path)
-    except FileNotFoundError:
-        raise BadInput(f"transcript {path}: no such file") from None
-    except IsADirectoryError:
-        raise BadInput(f"transcript {path}: is a directory") from None
-    except PermissionError:
-        raise BadInput(f"transcript {path}: permission denied") from None
-    except OSError as exc:
-        raise BadInput(
-            f"transcript {path}: cannot be read ({exc.strerror or 'I/O error'})"
-        ) from None
-
-
-def _inspect(stream: BinaryIO, fmt: str | None, name: str) -> InspectionResult:
-    try:
-        return inspect_stream(stream, fmt)
-    except InspectError as exc:
-        raise BadInput(f"transcript {name}: {exc}") from None
+    with open_input(path, what="transcript") as stream:
+        try:
+            return inspect_stream(stream, fmt)
+        except InspectError as exc:
+            raise BadInput(f"transcript {display_name(path)}: {exc}") from None
 
 
 def load_decisions(path: str | None) -> tuple[ReviewDecision, ...]:

@@ -1,10 +1,10 @@
 """Guardrails: command evidence, loop brake and fingerprints (and, from other modules,
 risky commands, scope audit, orientation, preflight, budget).
 
-This package's public surface is the evidence runner and the loop brake;
-import the other guard modules directly (``contextward.guard.risky`` …).
-``fingerprint`` names the submodule (``contextward.guard.fingerprint.fingerprint``
-is the function), so it is not re-exported here.
+The public surface is the evidence runner, the loop brake, risky commands,
+the scope audit, orientation, preflight, budget and intent.
+``fingerprint`` and ``preflight`` name submodules (``contextward.guard.fingerprint.fingerprint``
+is the function), so those two functions are not re-exported here.
 Names load lazily, so a hook that needs only ``guard.loops`` does not pay for
 the runner's imports (subprocess, tempfile).
 
@@ -17,9 +17,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .budget import Budget, session_budget
     from .evidence import TIMEOUT_EXIT, VerifyResult, run_command, run_verified
     from .fingerprint import CommandAssessment, assess, shell_tokens, streak_key
+    from .intent import IntentView, owner_intent
     from .loops import LoopDecision, LoopStatus, check, decide, open_loops, record_outcome
+    from .orientation import Orientation, orient
+    from .preflight import Preflight
+    from .risky import RiskVerdict, assess_command
+    from .scope import ScopeReport, ScopeThresholds, audit_scope
 
 _HOMES = {
     "TIMEOUT_EXIT": "evidence",
@@ -36,6 +42,18 @@ _HOMES = {
     "decide": "loops",
     "open_loops": "loops",
     "record_outcome": "loops",
+    "Budget": "budget",
+    "session_budget": "budget",
+    "IntentView": "intent",
+    "owner_intent": "intent",
+    "Orientation": "orientation",
+    "orient": "orientation",
+    "Preflight": "preflight",
+    "RiskVerdict": "risky",
+    "assess_command": "risky",
+    "ScopeReport": "scope",
+    "ScopeThresholds": "scope",
+    "audit_scope": "scope",
 }
 
 
@@ -50,17 +68,29 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "TIMEOUT_EXIT",
+    "Budget",
     "CommandAssessment",
+    "IntentView",
     "LoopDecision",
     "LoopStatus",
+    "Orientation",
+    "Preflight",
+    "RiskVerdict",
+    "ScopeReport",
+    "ScopeThresholds",
     "VerifyResult",
     "assess",
+    "assess_command",
+    "audit_scope",
     "check",
     "decide",
     "open_loops",
+    "orient",
+    "owner_intent",
     "record_outcome",
     "run_command",
     "run_verified",
+    "session_budget",
     "shell_tokens",
     "streak_key",
 ]

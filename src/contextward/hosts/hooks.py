@@ -21,15 +21,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .. import spool
 from ..redact import mask
 from ..store import Store, personal_dir, project_root, store_dir
 from ..store.paths import CONFIG_NAME
+
+if TYPE_CHECKING:
+    from ..inspect import Message
 
 #: Everything a hook injects stays below the host's 10,000-character cap.
 MAX_INJECT = 9500
@@ -234,19 +237,21 @@ def pre_compact(
 ) -> Reply:
     """Snapshot what must survive (stored) and hand the guidance to the summariser."""
     from ..compaction import capture
-    from ..inspect import open_transcript
+    from ..inspect import InspectError, open_transcript
 
     path = Path(transcript_path) if isinstance(transcript_path, str) else None
     label = f"{session.host}:{trigger}"
-    with session.open() as store:
+    with session.open() as store, contextlib.ExitStack() as stack:
+        messages: Iterable[Message] = ()  # no transcript to read: the project record alone
         if path is not None and path.is_file():
-            with path.open("rb") as stream:
+            try:
+                stream = stack.enter_context(path.open("rb"))
                 messages = open_transcript(stream, transcript_format).messages
-                taken = capture(
-                    store, messages, session_id=session.session_id, label=label, env=session.env
-                )
-        else:  # no transcript to read: the project record alone
-            taken = capture(store, (), session_id=session.session_id, label=label, env=session.env)
+            except (OSError, InspectError):
+                # An unreadable, empty or unrecognised transcript must not cost the
+                # snapshot of the project record, which is what matters most.
+                messages = ()
+        taken = capture(store, messages, session_id=session.session_id, label=label, env=session.env)
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
     return Reply(plain=bounded(taken.guidance))
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import spool
 from ..errors import StoreError
+from ..fsutil import atomic_write_text
 from .attempts import Attempts
 from .evidence import EvidenceLedger
 from .journal import Journal
@@ -104,16 +105,7 @@ def write_gitignore(directory: Path) -> None:
     """Write ``.gitignore`` in the store folder unless the owner already has one."""
     target = directory / ".gitignore"
     if not target.exists():
-        _atomic_write(target, GITIGNORE)
-
-
-def _atomic_write(target: Path, text: str) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, target)
+        atomic_write_text(target, GITIGNORE)
 
 
 class Store:

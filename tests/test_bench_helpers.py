@@ -1,0 +1,115 @@
+"""Small, fast checks of the benchmark helpers and the peer adapters (no timings asserted)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+# bench/ is a top-level folder of the repository, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import EVALUATIONS, peers
+from bench.__main__ import main as bench_main
+from bench.readme_results import markdown_table, speed_section
+from bench.timing import median_rows
+
+
+def test_median_rows_keeps_order_samples_and_integer_values() -> None:
+    runs = [
+        [{"name": "a", "value": 3, "unit": "ms"}, {"name": "b", "value": 1.5, "unit": "x"}],
+        [{"name": "a", "value": 1, "unit": "ms"}, {"name": "b", "value": 2.5, "unit": "x"}],
+        [{"name": "a", "value": 2, "unit": "ms"}, {"name": "c", "value": "n/a", "unit": ""}],
+    ]
+    assert median_rows(runs) == [
+        {"name": "a", "value": 2, "unit": "ms", "runs": [3, 1, 2]},
+        {"name": "b", "value": 2.0, "unit": "x", "runs": [1.5, 2.5]},
+        {"name": "c", "value": "n/a", "unit": ""},
+    ]
+
+
+def test_a_single_run_is_returned_as_it_is() -> None:
+    row = {"name": "a", "value": 1.25, "unit": "ms"}
+    assert median_rows([[row]]) == [row]
+
+
+def test_markdown_table_escapes_pipes() -> None:
+    assert markdown_table(["a", "b"], [["x|y", "1"]]) == [
+        "| a | b |",
+        "| --- | --- |",
+        "| x\\|y | 1 |",
+    ]
+
+
+def test_speed_section_groups_rows_by_module_with_budgets(tmp_path: Path) -> None:
+    results = tmp_path / "latest.json"
+    results.write_text(
+        json.dumps(
+            {
+                "meta": {"command": "python -m bench", "cpus": 2, "machine": "x86_64"},
+                "results": [
+                    {
+                        "name": "hook cost ratio to a bare start (budget 1.3)",
+                        "value": 1.1,
+                        "unit": "x",
+                        "module": "bench.hook_speed",
+                    }
+                ],
+            }
+        )
+    )
+    lines = speed_section(results)
+    assert "**Hook cost** (bench.hook_speed)" in lines
+    assert "| hook cost ratio to a bare start (budget 1.3) | 1.1 x | ≤ 1.3× |" in lines
+    assert speed_section(tmp_path / "missing.json")[-1].startswith("No benchmark results yet")
+
+
+def test_an_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        bench_main(["--only", "bench.nope"])
+    assert exited.value.code == 2
+    assert "unknown benchmark bench.nope" in capsys.readouterr().err
+
+
+def test_make_eval_runs_both_peers() -> None:
+    assert {"bench.peers.compaction_guard", "bench.peers.context_guardian"} <= set(EVALUATIONS)
+
+
+def test_a_missing_peer_is_skipped_with_the_install_command() -> None:
+    assert peers.installed_version("surely-not-an-installed-distribution") is None
+    line = peers.skipped("compaction-guard", "verification peer")
+    assert line.startswith("# compaction-guard: skipped, not installed")
+    assert "pip install '.[eval]'" in line
+
+
+@pytest.mark.skipif(
+    peers.installed_version("compaction-guard") is None, reason="compaction-guard not installed"
+)
+def test_compaction_guard_verdicts_map_onto_our_statuses() -> None:
+    from bench.facts_eval import generate
+    from bench.peers.compaction_guard import peer_verdicts
+
+    cases = [c for c in generate(1, 300) if c.operator in ("verbatim", "deleted")][:20]
+    verdicts = peer_verdicts(cases, "test")
+    # Verbatim text is preserved and a deleted item is lost, for every peer worth the name.
+    assert verdicts.confusion[("preserved", "preserved")] == sum(
+        c.truth == "preserved" for c in cases
+    )
+    assert verdicts.total == len(cases)
+
+
+@pytest.mark.skipif(
+    peers.installed_version("context-guardian-core") is None,
+    reason="context-guardian-core not installed",
+)
+def test_context_guardian_covers_every_message_of_a_session() -> None:
+    from bench.inspect_eval import sessions
+    from bench.peers.context_guardian import inspect_session
+
+    session = sessions("dev")[0]
+    result = inspect_session(session)
+    covered = {source for c in result.candidates for source in c.sources}
+    assert covered == {str(m["id"]) for m in session.messages}
+    assert {c.action for c in result.candidates} <= {"keep", "drop", "review"}
