@@ -258,3 +258,24 @@ def test_is_continuation_looks_at_the_opening_words_only() -> None:
     assert is_continuation("this session is being continued from a previous conversation …")
     assert not is_continuation("Note: " + PREAMBLE)
     assert not is_continuation("Never push to main.")
+
+
+def test_items_under_a_summary_section_take_its_kind() -> None:
+    pi_summary = (
+        "## Goal\nAdd OAuth login to the billing service.\n\n"
+        "## Progress\n### Done\n- [x] Callback route\n### In Progress\n- [ ] Refresh tokens\n\n"
+        "## Next Steps\n1. Wire the logout endpoint"
+    )
+    result = inspect_messages([Message("c1", "system", pi_summary, summary=True)])
+    got = {c.content: (c.kind, c.action) for c in result.candidates}
+    assert got == {
+        "## Goal": ("transient", "drop"),
+        "Add OAuth login to the billing service.": ("goal", "keep"),
+        "## Progress": ("transient", "drop"),
+        "### Done": ("transient", "drop"),
+        "[x] Callback route": ("state", "keep"),
+        "### In Progress": ("transient", "drop"),
+        "[ ] Refresh tokens": ("todo", "keep"),
+        "## Next Steps": ("transient", "drop"),
+        "Wire the logout endpoint": ("todo", "keep"),
+    }

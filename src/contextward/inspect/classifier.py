@@ -116,13 +116,25 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return memo[0]
 
     if ctx.role == "assistant":
-        if lx.ECHO.match(low) and weight(text) < 60:
+        echo = lx.ECHO.match(low)
+        if echo and (weight(text) < 60 or lx.COMPLY.match(low[echo.end() - 1 :])):
             return _noise("transient", 0.85, "the assistant echoing what it was told")
         if lx.SWITCH_ECHO.match(low) and weight(text) < 40 and not lx.REASON.search(low):
             return _noise("transient", 0.85, "the assistant restating the switch it was told")
         if ctx.after_error and lx.FIXED.search(low) and not lx.REJECTED.search(low):
             return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
-        if lx.INVESTIGATE.match(low) and not replaces() and not lx.TODO_DEADLINE.search(low):
+        if lx.TESTS_ONLY.match(low):
+            return _noise("transient", 0.9, "a test run reported by the assistant")
+        if (
+            lx.IMMEDIATE.search(low)
+            and lx.TODO.search(low)
+            and "still" not in low
+            and weight(text) < 70
+        ):
+            return _noise("transient", 0.85, "the step the assistant takes next")
+        if lx.PROGRESSIVE.match(low) and weight(text) < 50 and not replaces():
+            return _noise("transient", 0.9, "the assistant saying what it is doing now")
+        if _narrates(text, low) and not replaces() and not lx.TODO_DEADLINE.search(low):
             return _noise("transient", 0.9, "the assistant narrating its next step")
     speaker: str = "the user" if ctx.role == "user" else ctx.role
     if ctx.summary:
@@ -133,7 +145,11 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
                 return _mem(kind, 0.75, f"labelled {kind}, but said by the assistant", replaces())
             return _mem(kind, 0.95, f"labelled '{kind}' by {speaker}", replaces())
     authority = ctx.role in ("user", "system")
-    if ctx.role == "user" and lx.CORRECTION.search(low) and not _QUESTION.search(text):
+    if (
+        ctx.role == "user"
+        and lx.CORRECTION.search(low)
+        and (not _QUESTION.search(text) or lx.SUGGESTION.match(low))
+    ):
         return _mem("correction", 0.9, "the user corrects an earlier statement", True)
     if lx.REJECTED.search(low):
         conf = 0.9 if lx.REASON.search(low) else 0.82
@@ -153,7 +169,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         )
     if ctx.role == "user" and lx.USE.match(low):
         return _mem("decision", 0.88, "the user names what to use", replaces())
-    if lx.TODO.search(low) and (
+    if (lx.TODO.search(low) or _not_yet(low)) and (
         ctx.role != "assistant" or not lx.NARRATION.match(low) or lx.TODO_DEADLINE.search(low)
     ):
         return _mem("todo", 0.85, f"open work noted by {speaker}", replaces())
@@ -162,10 +178,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if (
         ctx.role == "user"
         and ctx.opening
+        and lx.has_content(low)
         and (index == 0 or lx.IMPERATIVE.match(low))
         and (not _QUESTION.search(text) or lx.REQUEST_QUESTION.match(low))
     ):
         return _mem("goal", 0.85, "the opening request of the user", replaces())
+    if ctx.role == "user" and lx.SUGGESTION.match(low) and lx.has_content(low):
+        return _mem("decision", 0.82, "the user proposes a course of action", replaces())
     if ctx.role == "user" and lx.KEEP_IMPERATIVE.match(low):
         return _mem("preference", 0.85, "how the user wants something kept", replaces())
     if authority and lx.PREFERENCE.search(low):
@@ -178,11 +197,17 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("risk", 0.8, f"a risk noted by {speaker}", replaces())
     if lx.LESSON.search(low):
         return _mem("lesson", 0.8, f"a lesson noted by {speaker}", replaces())
+    if ctx.role == "assistant" and lx.PROPOSAL.match(low) and not _QUESTION.search(text):
+        return _mem("decision", 0.82, "a course of action the assistant proposes", replaces())
+    if ctx.role == "assistant" and lx.DESIGN.search(low) and not _QUESTION.search(text):
+        return _mem("decision", 0.82, "how the assistant says the system will behave", replaces())
     if lx.STATE.search(low) and not _QUESTION.search(text):
         return _mem("state", 0.82, f"the current state, per {speaker}", replaces())
     if lx.FACT.search(low) and not _QUESTION.search(text):
         return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
     if ctx.role == "user" and (lx.IMPERATIVE.search(low) or lx.REQUEST_QUESTION.match(low)):
+        if lx.REPLACE_STRONG.search(low) and not lx.ADDITIVE.search(low):
+            return _mem("correction", 0.88, "the user asks to replace something said", True)
         return _mem("todo", 0.82, "a request of the user", replaces())
     if ctx.role == "assistant" and lx.RESOLVED.search(low):
         return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
@@ -197,7 +222,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "the assistant promising to follow a rule")
     if ctx.role == "assistant" and lx.TODO_DEADLINE.search(low) and lx.INTENT.match(low):
         return _mem("todo", 0.82, "work the assistant commits to before a deadline", replaces())
-    if ctx.role == "assistant" and lx.INVESTIGATE.match(low):
+    if ctx.role == "assistant" and _narrates(text, low):
         return _noise("transient", 0.9, "the assistant narrating its next step")
     if (
         ctx.role == "assistant"
@@ -215,7 +240,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         or _NUMBER.search(text)
         or (_CJK.search(text) and _LATIN.search(text))
     )
-    if ctx.role == "user" and (detail or weight(text) > 40 or unit.bullet):
+    if ctx.role == "user" and (detail or weight(text) > 40 or unit.bullet or lx.has_content(low)):
+        if (
+            lx.REPLACE_STRONG.search(low)
+            and not lx.ADDITIVE.search(low)
+            and not _QUESTION.search(text)
+        ):
+            return _mem("correction", 0.85, "the user replaces something said earlier", True)
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
     if ctx.role == "assistant" and lx.NARRATION.match(low):
         return _noise("transient", 0.9, "the assistant narrating its next step")
@@ -226,16 +257,38 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and weight(text) > 40
     ):
         return _mem("fact", 0.8, "a finding explained by the assistant", replaces())
+    if (
+        ctx.role == "assistant"
+        and not _QUESTION.search(text)
+        and lx.FINDING_EN.search(low)
+        and weight(text) > 60
+    ):
+        return _mem("fact", 0.8, "a cause explained by the assistant", replaces())
     if detail and weight(text) > 25:
         return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
     if authority and detail and weight(text) > 30:
         return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
-    if weight(text) > (50 if ctx.role == "assistant" else 25):
+    if ctx.role != "user" and weight(text) > (50 if ctx.role == "assistant" else 25):
         # Substantive but unrecognised: not certain enough to drop alone.
         return _noise(
             "transient", 0.6, f"a substantive statement by {speaker} with no memory signal"
         )
     return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
+
+
+def _not_yet(low: str) -> bool:
+    """ "The purge command isn't scheduled in the cron config yet." """
+    return low.rstrip(" .!。").endswith(" yet") and ("n't" in low or "not " in low)
+
+
+def _narrates(text: str, low: str) -> bool:
+    """ "I'll check the logs first": the assistant's next step, not a design.
+
+    "I'll read the events in chunks of 100k rows with …" is long and concrete: a design.
+    """
+    if not lx.INVESTIGATE.match(low):
+        return False
+    return weight(text) < 70 or not (_NUMBER.search(text) or lx.IDENTIFIER.search(text))
 
 
 def weight(text: str) -> int:

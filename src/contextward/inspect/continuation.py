@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from .classifier import IMPORTANCE, Classification, Context, classify
 from .segment import Unit, units
 
 _PREAMBLE = "this session is being continued from a previous conversation"
@@ -46,11 +47,77 @@ _BOILERPLATE = re.compile(
     re.I | re.M,
 )
 _NONSPACE = re.compile(r"\S")
+# Section titles of the hosts' summaries (Claude Code's nine sections, pi's headings) and
+# what the items under them are.
+_SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(rf"^\W*(?:\d+[.)]\s*)?(?:{words})\b[^:\n]{{0,30}}:?\s*$", re.I))
+    for kind, words in (
+        ("user", r"all user messages|user messages"),
+        ("goal", r"primary request|goals?|intent|objective"),
+        (
+            "todo",
+            r"pending tasks?|next steps?|optional next step|todo|in progress|open items?|blocked",
+        ),
+        ("state", r"current work|progress|done|status|current state"),
+        ("decision", r"key decisions?|decisions?"),
+        ("constraint", r"constraints?(?: (?:&|and) preferences?)?"),
+        ("fact", r"critical context|key context|key facts"),
+    )
+)
+#: Under these sections an item with no cue of its own takes the section's kind.
+_TAKES_SECTION = frozenset({"transient", "fact", "state", "todo"})
 
 
 def is_continuation(text: str) -> bool:
     """Whether ``text`` is a host's continuation message (recognised by its first words)."""
     return text[: _PREAMBLE_PEEK + 64].lstrip().lower().startswith(_PREAMBLE)
+
+
+def classify_summary(units_: list[Unit]) -> list[Classification]:
+    """Classify a summary's units, aware of the section each one sits in."""
+    ctx = Context("system", summary=True)
+    quoted = Context("user")
+    section: str | None = None
+    out: list[Classification] = []
+    for n, unit in enumerate(units_):
+        title = not unit.code and not unit.boilerplate and _is_title(unit)
+        if title:
+            section = _section(unit.text)
+            out.append(classify(unit, ctx, n))
+            continue
+        if section == "user" and not unit.boilerplate:
+            # "All user messages" quotes the owner: the owner's word, said again.
+            c = classify(unit, quoted, n)
+        else:
+            c = classify(unit, ctx, n)
+        if (
+            section not in (None, "user")
+            and c.kind in _TAKES_SECTION
+            and c.kind != section
+            and not (unit.code or unit.boilerplate or unit.heading)
+            and c.confidence < 0.9
+        ):
+            kind = str(section)
+            c = Classification(
+                kind, IMPORTANCE[kind], 0.85, f"listed under the summary's {kind} section"
+            )
+        out.append(c)
+    return out
+
+
+def _is_title(unit: Unit) -> bool:
+    """A heading, or a short line ending in a colon ("7. Pending Tasks:")."""
+    text = unit.text.rstrip()
+    return unit.heading or (len(text) <= 60 and text.endswith((":", "：")))
+
+
+def _section(text: str) -> str | None:
+    if len(text) > 60:
+        return None
+    for kind, pattern in _SECTIONS:
+        if pattern.match(text):
+            return kind
+    return None
 
 
 def summary_units(text: str) -> list[Unit]:

@@ -20,6 +20,9 @@ class Draft:
     sources: list[str]
     position: int
     replaces: bool = False
+    #: Speaker turns before this one: tool calls do not count, so distances mean the
+    #: same in every transcript format.
+    turn: int = 0
     role: str = "user"
     supersedes: list[str] = field(default_factory=list)
     superseded_by: str | None = None

@@ -15,7 +15,7 @@ from typing import BinaryIO
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, Classification, Context, classify
-from .continuation import is_continuation, summary_units
+from .continuation import classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import REASON
 from .message import Message
@@ -58,7 +58,9 @@ class _Builder:
         self.drafts: list[Draft] = []
         self._seen: dict[str, Draft] = {}
 
-    def add(self, message: Message, position: int, text: str, c: Classification) -> Draft:
+    def add(
+        self, message: Message, position: int, text: str, c: Classification, turn: int = 0
+    ) -> Draft:
         # A summary quoting the user ("\"Use Redis.\"") repeats the user's words: same key.
         key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
         old = self._seen.get(key)
@@ -83,6 +85,7 @@ class _Builder:
             sources=[message.id],
             position=position,
             replaces=c.replaces,
+            turn=turn,
             role=message.role,
         )
         self._seen[key] = draft
@@ -105,14 +108,18 @@ def inspect_messages(
     count = 0
     opening = True  # until the first user message with text has been read
     pending_error: tuple[Message, str] | None = None
+    failed = False  # the last tool run failed
+    turn, speaker = 0, ""
     for position, message in enumerate(messages):
         count += 1
         if kept_messages is not None:
             kept_messages.append(message)
         if message.role == "tool":
-            error = _tool(builder, message, position)
+            error, failed = _tool(builder, message, position, turn)
             pending_error = error or pending_error
             continue
+        if message.role != speaker:
+            turn, speaker = turn + 1, message.role
         # A host's continuation message is a summary even when its reader did not flag it,
         # and then the host speaks, not the owner.
         summary = message.summary or (message.role == "user" and is_continuation(message.text))
@@ -123,18 +130,24 @@ def inspect_messages(
             ctx = Context(
                 message.role,
                 opening=opening and message.role == "user",
-                after_error=pending_error is not None,
+                after_error=failed,
             )
             pieces = units(message.text)
             if message.role == "user" and message.text.strip():
                 opening = False
+        kinds = (
+            classify_summary(pieces)
+            if summary
+            else [classify(unit, ctx, n) for n, unit in enumerate(pieces)]
+        )
         added = [
-            builder.add(message, position, unit.text, classify(unit, ctx, n))
-            for n, unit in enumerate(pieces)
+            builder.add(message, position, unit.text, c, turn)
+            for unit, c in zip(pieces, kinds, strict=True)
         ]
         if pending_error is not None:
-            _explain(builder, pending_error, added, position)
+            _explain(builder, pending_error, added, position, turn)
             pending_error = None
+        failed = False
     mode: str = "rules"
     fallback: str | None = None
     rejected = 0
@@ -179,17 +192,20 @@ def inspect_stream(
     )
 
 
-def _tool(builder: _Builder, message: Message, position: int) -> tuple[Message, str] | None:
-    """One noise candidate per tool message; returns its error line when it failed."""
+def _tool(
+    builder: _Builder, message: Message, position: int, turn: int
+) -> tuple[tuple[Message, str] | None, bool]:
+    """One noise candidate per tool message; returns its error line and whether it failed."""
     text = message.text.strip()
     if not text:
-        return None
+        return None, False
     first = text.split("\n", 1)[0].strip()[:NOISE_PREVIEW] or text[:NOISE_PREVIEW]
     error = None
     probe = text if len(text) <= 4096 else text[:2048] + "\n" + text[-2048:]
     line = ""
     low = probe.lower()
-    if message.is_error or any(hint in low for hint in _ERROR_HINTS):
+    failed = message.is_error or any(hint in low for hint in _ERROR_HINTS)
+    if failed:
         for match in _ERROR.finditer(probe):  # the last error line usually names the cause
             line = match.group().strip()
     if line and line in message.text:
@@ -200,12 +216,17 @@ def _tool(builder: _Builder, message: Message, position: int) -> tuple[Message, 
         position,
         first,
         Classification("tool_output", IMPORTANCE["tool_output"], 0.95, reason),
+        turn,
     )
-    return error
+    return error, failed
 
 
 def _explain(
-    builder: _Builder, error: tuple[Message, str], added: list[Draft], position: int
+    builder: _Builder,
+    error: tuple[Message, str],
+    added: list[Draft],
+    position: int,
+    turn: int,
 ) -> None:
     """Keep a tool error when the next turn abandons an approach without saying why."""
     turned = [d for d in added if d.kind == "rejected" or (d.kind == "decision" and d.replaces)]
@@ -219,6 +240,7 @@ def _explain(
         Classification(
             "rejected", 0.8, 0.8, "the error that made the next turn abandon an approach"
         ),
+        turn,
     )
 
 

@@ -49,28 +49,72 @@ ACK = _re(
     r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|"
     r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
     r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
-    r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|这个可以|可以的|就这样|"
+    r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|"
+    r"keep going|continue|carry on|go on|proceed|go ahead|please continue|继续吧?|"
+    r"这个可以|可以的|就这样|"
     r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的|你好|早上好|早)[\s.!,。！~…]*$"
 )
 
-CORRECTION = _re(
-    r"^(?:no\s*[—–-]|no[.,]\s)|^(?:actually|correction|wait|sorry|oops|nope|hmm,? (?:actually|rather|no)|scratch that|"
-    r"scratch the|forget (?:that|the|it|about)|never ?mind|i changed my mind|"
+
+class _StartOrAnywhere:
+    """A cue set split for speed: alternatives anchored at the start (tried once, with
+    ``match``), the ones that may occur anywhere, and costly start-anchored ones tried
+    only when the text contains a word they need. One ``search`` over a big alternation with ``^`` branches
+    retries every branch at every position, which is slow."""
+
+    __slots__ = ("_anywhere", "_gated", "_start")
+
+    def __init__(
+        self, start: str, anywhere: str, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
+    ) -> None:
+        self._start = _re(start)
+        self._anywhere = _re(anywhere)
+        self._gated = tuple((needles, _re(pattern)) for needles, pattern in gated)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        found = self._start.match(text) or self._anywhere.search(text)
+        if found:
+            return found
+        for needles, pattern in self._gated:
+            if any(n in text for n in needles):
+                found = pattern.match(text)
+                if found:
+                    return found
+        return None
+
+
+CORRECTION = _StartOrAnywhere(
+    r"(?:no\s*[—–-]|no[.,]\s|wait\s*[,.!—–-])|(?:actually|correction|sorry|oops|nope|hmm,? (?:actually|rather|no)|"
+    r"scratch that|scratch the|forget (?:that|the|it|about)|never ?mind|i changed my mind|on reflection|"
+    r"on second thoughts?|thinking about it (?:more|again)|having thought about it|change of plans?|"
     r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
-    r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i))\b|"
-    r"^wrong (?:\w+ ){0,2}[—–,:-]|"
-    r"^(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|改主意|算了)|应该是|我的意思是|用回|改回|换回|"
-    r"^\S{0,12}不是\s*[^。，,\s]{1,20}\s*[，,][^。，,]{0,16}?(?:是|在|用|改)"
+    r"wrong (?:\w+ ){0,2}[—–,:-]|"
+    r"(?:make|change) (?:it|that|this|them)(?: to)? [~≈]?\d|"
+    r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|改主意|算了)|"
+    r"还是(?:用|改|换|走|按|保留|保持|先|直接|别|不要)",
+    r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
+    r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
+    r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了",
+    (
+        (("but",), r".{0,30}\b(?:good|nice|great|fine|sense|works|right)[,!.]?\s+but\b"),
+        (
+            ("不过", "但", "只是"),
+            r".{0,12}(?:挺好|不错|可以|没问题)的?[，,]\s*(?:不过|但是|但|只是)",
+        ),
+        (("了",), r"\S{0,10}(?:先|就|也)?(?:别|不用|不要|不)[^，,。]{1,16}?了\s*[，,]"),
+        (("不是",), r"\S{0,12}不是\s*[^。，,\s]{1,20}\s*[，,][^。，,]{0,16}?(?:是|在|用|改)"),
+    ),
 )
 
 SUPERSEDE = _re(
     r"\b(?:instead|rather than|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|"
     r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with|replaced by|change(?:d)? (?:it |that )?to|"
-    r"mov(?:e|ed|ing) (?:to|from)|now (?:use|uses|using|we use)|go with \S+ after all|back to)\b|"
-    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是"
+    r"mov(?:e|es|ed|ing) (?:to|from)|now (?:use|uses|using|we use)|go with \S+ after all|back to|after all)\b|"
+    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是|挪到|推迟到|提前到|改到"
 )
 
-REJECTED = _re(
+REJECTED = _StartOrAnywhere(
+    r"(?!)",
     r"\b(?:(?:was|were|got|been|is|are) (?:dropped|rejected|abandoned|ruled out|scrapped|ditched|reverted|"
     r"removed from consideration|a dead end|not an option)|"
     r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
@@ -78,9 +122,16 @@ REJECTED = _re(
     r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
     r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
     r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
-    r"^(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b|"
-    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)|"
-    r"^我?(?:试过|考虑过|尝试过).{2,60}?(?:但是|但|可是|不过)"
+    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
+    (
+        (("but",), r"(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b"),
+        (
+            (" and ",),
+            r"(?:we|i) (?:did|had|used|ran) .{3,60}?\b(?:once|before|last (?:year|quarter|month|time))\b"
+            r".{0,30}?\band (?:lost|broke|it broke|had to|ended up|got burned)",
+        ),
+        (("但", "不过"), r"我?(?:试过|考虑过|尝试过).{2,60}?(?:但是|但|可是|不过)"),
+    ),
 )
 
 REASON = _re(
@@ -105,7 +156,8 @@ CONSTRAINT_START = _re(
     r"^(?:please,? )?(?:don'?t|do not|never|avoid|stop|no more|under no circumstances|"
     r"不要|不能|不准|不许|禁止|别|切勿|千万别|千万不要|不得|严禁|绝不|永远不要|避免)"
 )
-CONSTRAINT = _re(
+CONSTRAINT = _StartOrAnywhere(
+    r"(?:only|no \w+)\b",
     r"\b(?:never|must not|mustn'?t|must never|may not|can'?t|cannot|can not|should not|shouldn'?t|should never|do not|don'?t|"
     r"is not allowed|are not allowed|not allowed to|isn'?t allowed|aren'?t allowed|forbidden|prohibited|"
     r"off[- ]limits|hands off|read[- ]only|under no circumstances|without (?:asking|approval|permission|"
@@ -117,12 +169,12 @@ CONSTRAINT = _re(
     r"\w+s go (?:out )?(?:only )?through|nothing else|, so no \w+|(?:rather|instead) than (?:editing|changing|doing|touching) it yourself|"
     r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
     r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
-    r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|^only\b|"
+    r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|"
     r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
-    r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|^no \w+|is a hard requirement|"
+    r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
     r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing))\b|"
     r"不要|不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
-    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])"
+    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])",
 )
 
 GOAL = _re(
@@ -183,11 +235,36 @@ FACT = _re(
     r"位于|存放在|放在|配置在|定义在|在\s?\S{1,40}(?:里|中|下)|端口|版本|路径|叫做|名为|依赖|负责"
 )
 
-IDENTIFIER = re.compile(
-    r"`[^`]+`|\b[\w.-]+/[\w./-]+|\b[\w-]+\.(?:py|ts|js|go|rs|rb|java|json|ya?ml|toml|md|sql|sh|cfg|ini|env)\b|"
-    r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|https?://|\b\d+(?:\.\d+){1,3}\b|\b[a-z]+_[a-z_]+\b|"
-    r"\.\w+\(|\b[A-Z][a-z]+[A-Z]\w*"
-)
+
+class _Identifier:
+    """Paths, file names, CONSTANTS, snake_case, versions, calls, CamelCase (reads case).
+
+    Each costly alternative needs a character ("/", ".", "_", "`", "(") that most prose
+    lacks, so it is tried only when that character is there.
+    """
+
+    __slots__ = ()
+    _SLASH = re.compile(r"\b[\w.-]+/[\w./-]+|https?://")
+    _DOT = re.compile(
+        r"\b[\w-]+\.(?:py|ts|js|go|rs|rb|java|json|ya?ml|toml|md|sql|sh|cfg|ini|env)\b|"
+        r"\b\d+(?:\.\d+){1,3}\b|\.\w+\("
+    )
+    _UNDERSCORE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z]+_[a-z_]+\b")
+    _TICK = re.compile(r"`[^`]+`")
+    _CAMEL = re.compile(r"\b[A-Z][a-z]+[A-Z]\w*")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return (
+            ("`" in text and self._TICK.search(text))
+            or ("/" in text and self._SLASH.search(text))
+            or ("." in text and self._DOT.search(text))
+            or ("_" in text and self._UNDERSCORE.search(text))
+            or self._CAMEL.search(text)
+            or None
+        )
+
+
+IDENTIFIER = _Identifier()
 
 RISK = _re(
     r"\b(?:risk|risky|be careful|careful with|watch out|beware|danger|dangerous|might break|could break|"
@@ -230,19 +307,60 @@ KEEP_IMPERATIVE = _re(r"^(?:please,? )?keep\b|^保持")
 INVESTIGATE = _re(
     r"^(?:(?:first|now|next|then|so)[, ]+)?(?:i'll|i will|let me|i'm going to)\s+(?:now\s+|first\s+)?(?:look|check|read|start|inspect|see|"
     r"search|grep|run|open|sketch|try|examine|investigate|have a look|review|dig|find|figure|take a look|"
-    r"go|begin|do|write up)\b|^(?:我先|让我|我来看|我看)"
+    r"go|begin|do|write up)\b|"
+    r"^(?:(?:first|now|next|then|so|ok(?:ay)?|great|perfect|excellent|good)[!,. ]+)?let me\b|"
+    r"^(?:i'll|i will|i can|i'd be happy to|happy to) help\b|"
+    r"^(?:我先|让我|我来看|我看|我现在|现在我|接下来我|我来帮你|我帮你)"
 )
 INTENT = _re(
     r"^(?:(?:then|so|instead|now|next|first|here)[, ]+)?(?:i'll|i will|i'm going to|i am going to|my plan is|"
-    r"the plan is)\b|^(?:我打算|我会|我准备|我计划|打算)"
+    r"the plan is|i suggest|i propose|i recommend|my (?:suggestion|recommendation) is|"
+    r"i(?:'d| would) (?:suggest|propose|recommend|go with|use|add|group|split|put|make|move|keep|start with))\b|"
+    r"^(?:我打算|我会|我准备|我计划|打算|我建议|建议)"
 )
+# "I suggest …", "建议…": the assistant proposing a course of action.
+PROPOSAL = _re(
+    r"^(?:(?:then|so|instead)[, ]+)?(?:i suggest|i propose|i recommend|i(?:'d| would) (?:suggest|propose|recommend)|"
+    r"my (?:suggestion|recommendation) is)\b|^(?:我建议|建议)"
+)
+# "Now running the full suite.": what the assistant is doing this very moment.
+PROGRESSIVE = _re(
+    r"^(?:(?:now|next|ok(?:ay)?|alright|so)[, ]+)?(?:running|rerunning|retrying|checking|looking|making|"
+    r"rolling|adding|fixing|updating|writing|creating|installing|trying|reading|resizing|building|"
+    r"deploying|applying|opening|pushing|reverting|removing|cleaning|testing|starting|kicking off|"
+    r"rebuilding|re-running|regenerating|restarting|waiting)\b"
+)
+# The cues that say outright that something said before is replaced (", not X" and
+# "fall back to" only contrast or describe).
+REPLACE_STRONG = _re(
+    r"\b(?:instead|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|rather than|"
+    r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with)\b|改用|换成|不再|而不是|换回|用回|改回"
+)
+# "Also add …", "也要…": an addition beside what was said, not a replacement of it.
+ADDITIVE = _re(r"^(?:also|and also|plus)\b|\balso\b|\btoo\b|也要|也得|还要|另外")
+# "New sessions are written only to Postgres": how the system will behave, a design.
+DESIGN = _re(
+    r"\b(?:are|is|will be|get|gets|stay|stays) (?:\w+ )?(?:written|stored|persisted|cached|routed|sent|"
+    r"served|queued|retried|encrypted|hashed|signed|validated|kept|loaded|read) (?:\w+ )?"
+    r"(?:to|in|into|from|by|via|through|on|after|before|with|until|per)\b"
+)
+# "All 212 tests pass.": a test run reported and nothing else.
+TESTS_ONLY = _re(
+    r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?(?:and )?(?:all |both )?(?:\d+ )?"
+    r"(?:of the )?(?:unit |integration |e2e )?tests? (?:now |still )?(?:pass|passed|passing|are passing|"
+    r"are green|is green|succeed)(?: now| again| locally)?[.!]*$|"
+    r"^(?:太好了|好的?|很好)?[！!，, ]*(?:测试|单测)?(?:全部|都|也)?(?:通过|跑通|过)了?[。！!]*$"
+)
+# "I need to create the migration first.": the step the assistant takes next.
+IMMEDIATE = _re(r"\b(?:first|now|next|right away)\s*[.!。]?$|^(?:i need to|we need to) first\b")
 # "I'll keep /api/v1 stable": the assistant promising to respect a rule, not a new choice.
 COMPLY = _re(
     r"^(?:(?:then|so|now)[, ]+)?(?:i'll|i will|i'm going to)\s+(?:keep|stick|follow|respect|avoid|not|never|"
     r"leave|stay|make sure|be careful|honou?r|obey)\b"
 )
 ECHO = _re(
-    r"^(?:ok(?:ay)?|right|sure|got it|understood|thanks|makes sense|明白|收到|了解|好的|好|行)[,，.。!！]\s*\S"
+    r"^(?:that makes sense|good (?:point|idea|catch)|sounds good|of course|will do|fair enough|"
+    r"ok(?:ay)?|right|sure|got it|understood|thanks|makes sense|明白|收到|了解|好的|好|行)\s*[,，.。!！—–-]\s*\S"
 )
 SWITCH_ECHO = _re(
     r"^(?:(?:ok(?:ay)?|sure|right|alright)[, ]+)?(?:switch(?:ed|ing)|mov(?:ed|ing)|chang(?:ed|ing)|"
@@ -251,15 +369,65 @@ SWITCH_ECHO = _re(
 # "... ; fixed.", "... and it passes now": the assistant reporting a failure it just fixed.
 FIXED = _re(
     r"\b(?:fixed|(?:it|they|that|the build|the tests?|everything) (?:passes|pass|builds|works|resolves|is green)"
-    r"(?: now)?|(?:passes|resolves|works|builds) now)\b|通过了|修好了|解决了|好了"
+    r"(?: now)?|(?:passes|resolves|works|builds) now)\b|通过|修好了|解决了|好了"
 )
+# Courtesy, approval and filler: what is left of a user's unit once these are gone is its
+# content ("weekly is fine" -> "weekly"; "ok do it" -> nothing).
+_FILLER_TEXT = """a an the and but or so to of for in on at it its it's this that these those there here
+    i i'm i'll i've me my we we're we'll us our you you're your yours they them he she
+    is are was were be been am do does did done doing go going goes ahead get got
+    ok okay k kk yes yeah yep yup sure fine alright right great good nice cool perfect lovely
+    awesome amazing excellent brilliant wonderful fantastic neat sweet super
+    thanks thank thx ty cheers please pls sorry oops hi hello hey morning afternoon evening
+    that's thats sounds sound looks look seems makes make sense agreed agree lgtm
+    work job stuff thing things bit lot much very really quite just also too then now
+    all for today that's all what how when why who which well oh ah hmm wow yay haha lol
+    let's lets can could would should will shall may might must need want like love
+    up down out off over with as by from into about than more less still yet again
+    no not nope nah none nothing something anything everything
+    one two mine yours see progress effort idea help much"""
+FILLER_WORDS = frozenset(_FILLER_TEXT.split())
+FILLER_CJK = _re(
+    r"好的|好嘞|好滴|好吧|好呀|好啊|太好了|非常好|很好|不错|可以的?|行吧|没问题|收到|明白了?|了解|"
+    r"谢谢你?|多谢|感谢|辛苦(?:了|啦|你了)?|厉害|完美|棒|就这么办|就这样吧?|这样就行|那就好|"
+    r"你好|早上好|早|晚安|先这样|就先这样|先这么着|嗯+|哈+|呀|啊|吧|呢|啦|了|哦|噢|喔|吗|的|是的|对的?|好|行|嗯|请|麻烦"
+)
+# Pleasantries and sign-offs: "hope your day is going well", "let me know what you find".
+COURTESY = _re(
+    r"^(?:(?:hey|hi|hello|ok(?:ay)?|so)[,! ]+)?(?:(?:i |we )?hope (?:you|your|all|everything)|how are you|how'?s it going|"
+    r"let me know (?:what|if|when|how)|thanks in advance|take your time|no rush|appreciate (?:it|your)|"
+    r"(?:that|this) (?:makes sense|sounds good|looks good|is great|is helpful))\b|"
+    r"^(?:希望你|辛苦你|麻烦你了|有劳|不着急|慢慢来|有问题告诉我|有什么发现告诉我)|"
+    r"^.{0,12}(?:随时(?:问我|找我|告诉我|联系我)|有问题随时)"
+)
+_LATIN_WORD = re.compile(r"[a-z][a-z'’]*|\d+")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def has_content(low: str) -> bool:
+    """Whether a lowercased unit says something beyond courtesy, approval and filler."""
+    if COURTESY.match(low) and len(low) < 60:
+        return False
+    if any(w not in FILLER_WORDS for w in _LATIN_WORD.findall(low)):
+        return True
+    if not _CJK_CHAR.search(low):
+        return False
+    return len(_CJK_CHAR.findall(FILLER_CJK.sub("", low))) >= 2
+
+
 DECLARATIVE = _re(
     r"\b(?:is|are|was|were|has|have|takes?|returns?|fails?|holds?|contains?|uses?|runs?|reads?|"
     r"writes?|calls?|depends|lives|points|needs|means|stays?)\b|有|是|在|从"
 )
 
+# "Why not just use the retry helper?", "要不直接用现成的？": the owner proposing, not asking.
+SUGGESTION = _re(
+    r"^(?:(?:hmm|so|ok(?:ay)?|but)[, ]+)?(?:why not|what about|how about|shall we|should we|can we|could we|"
+    r"can't we|couldn't we|wouldn't it be (?:better|simpler|easier)|maybe (?:we|just)|"
+    r"is it (?:possible|ok|okay) to)\b|^(?:要不|能不能|可不可以|是不是可以|要不要|干脆)"
+)
 REQUEST_QUESTION = _re(
-    r"^(?:(?:hey|hi|hello|so|ok|okay)[, ]+)?(?:can|could|would|will) you\b|^(?:能不能|可以|能否|麻烦你?).*[?？]$"
+    r"^(?:(?:hey|hi|hello|so|ok|okay|next|also|and|then|now|first|one more thing)[,:— ]+)?(?:can|could|would|will) you\b|^(?:能不能|可以|能否|麻烦你?).*[?？]$"
 )
 
 RESOLVED = _re(
@@ -271,6 +439,11 @@ TODO_DEADLINE = _re(
     r"之前|上线前|发布前|还没|还需要"
 )
 FINDING = _re(r"都是|因为|导致|原因|所以|发现|原来|问题在于|问题出在")
+# "…, so the assertion races it": the assistant explaining a cause.
+FINDING_EN = _re(
+    r"\b(?:because|which means|which is why|that'?s why|so (?:the|it|any|every|each|a|we)|causes|caused|"
+    r"the (?:root )?cause)\b"
+)
 EPILOGUE = _re(r"\b(?:next|now|first|later)\s*[.!。]?$")
 
 SUMMARY_BOILERPLATE = _re(

@@ -24,6 +24,11 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 _EN_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Z0-9\u4e00-\u9fff])")
 _CJK_END = re.compile(r"(?<=[。！？!?])[”」』）)]*[ \t]*")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Dr|No|Fig|al)|\b[A-Z])\.$")
+_ACK_LEAD = re.compile(
+    r"^\s*(?:ok(?:ay)?|k|great|cool(?: cool)?|nice|thanks|thank you|thx|ty|perfect|good|yes|yep|yeah|"
+    r"sure|done|fine|lgtm|noted|got it|right|hmm|ah|oh)[.!]+[ \t]+(?=[a-z])",
+    re.I,
+)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 # A sentence that gives the reason or consequence of the previous one belongs to it.
 _REASON_START = re.compile(
@@ -121,6 +126,10 @@ def _split(text: str) -> list[str]:
             ):
                 continue
             cuts.append(at)
+    # Terse owners write "great. deleted projects get purged after 30 days" in lowercase.
+    lead = _ACK_LEAD.match(text)
+    if lead and lead.end() < len(text):
+        cuts.append(lead.end())
     if not cuts:
         return [text.strip()] if text.strip() else []
     pieces: list[str] = []
