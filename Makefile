@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit integrations e2e bench eval clean
+.PHONY: demo test lint typecheck unit integrations e2e bench eval results clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,12 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 eval: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[eval]'
 	$(BIN)/python -m bench.eval
+
+# The README's results section, from make eval's sets and make bench's latest run.
+results: $(STAMP)
+	$(BIN)/python -m bench.readme_results
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build src/*.egg-info

@@ -65,7 +65,8 @@ def table(rows: list[dict[str, object]]) -> str:
         if row.get("module") != module:
             module = row.get("module")
             lines.append(f"## {module}")
-        note = f"  (median of {len(row['runs'])})" if isinstance(row.get("runs"), list) else ""
+        runs = row.get("runs")
+        note = f"  (median of {len(runs)})" if isinstance(runs, list) else ""
         lines.append(f"{row['name']!s:<{width}}  {row['value']!s:>10}  {row['unit']}{note}")
     return "\n".join(lines)
 
@@ -78,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     rows: list[dict[str, object]] = []
     seconds: dict[str, float] = {}
+    # Other work on the machine skews every figure; the load average says how much there was.
+    load_before = round(os.getloadavg()[0], 2)
     for name in args.only or BENCHMARKS:
         print(f"# {name}", file=sys.stderr, flush=True)
         found, took = run_module(name, repeat)
@@ -91,10 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         "system": platform.system(),
         "cpus": os.cpu_count(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])]),
         "inspect_mb": float(os.environ["CONTEXTWARD_BENCH_INSPECT_MB"]),
         "repeat": repeat,
         "seconds": seconds,
+        "load_average": {"start": load_before, "end": round(os.getloadavg()[0], 2)},
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({"meta": meta, "results": rows}, indent=2) + "\n")

@@ -48,7 +48,7 @@ def median_rows(runs: Sequence[Sequence[dict[str, object]]]) -> list[dict[str, o
         if len(values) > 1 and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in values
         ):
-            numbers = [float(v) for v in values]  # type: ignore[arg-type]
+            numbers = [float(v) for v in values if isinstance(v, int | float)]
             middle = statistics.median(numbers)
             as_int = all(isinstance(v, int) for v in values) and middle.is_integer()
             row["value"] = int(middle) if as_int else round(middle, 3)

@@ -236,11 +236,8 @@ def test_png_reader_decodes_a_known_image() -> None:
     assert png_pixels(png) == (2, 1, [bytes([255, 0, 0, 0, 255, 0])])
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-def test_the_page_renders_in_headless_chromium(
-    project: tuple[Store, Path], tmp_path: Path
-) -> None:
+def test_the_page_renders_in_headless_chromium(project: tuple[Store, Path], tmp_path: Path) -> None:
     assert CHROMIUM is not None
     page = tmp_path / "report.html"
     page.write_text(render_report(*project), encoding="utf-8")

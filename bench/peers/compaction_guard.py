@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from bench import facts_eval
 from bench.peers import installed_version, pct, skipped
@@ -177,8 +178,8 @@ def _table(verdicts: Sequence[Verdicts]) -> list[str]:
         ("unknown (no verdict)", lambda v: pct(v.reported("unknown"), v.total)),
     ]
     for status in ("preserved", "changed", "lost"):
-        rows.append((f"{status} precision", lambda v, s=status: v.precision(s)))
-        rows.append((f"{status} recall", lambda v, s=status: v.recall(s)))
+        rows.append((f"{status} precision", partial(Verdicts.precision, status=status)))
+        rows.append((f"{status} recall", partial(Verdicts.recall, status=status)))
     rows.append(("µs per check", lambda v: f"{1e6 * v.seconds / v.total:.0f}"))
     lines = [head]
     lines.extend(

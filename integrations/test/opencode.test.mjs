@@ -102,6 +102,21 @@ test("session.idle and session.created are recorded", async (t) => {
   assert.deepEqual(again, { recorded: true });
 });
 
+test("dispose lets a session.idle record in flight finish before closing the bridge", async (t) => {
+  const original = console.error;
+  const errors = [];
+  console.error = (line) => errors.push(String(line));
+  t.after(() => (console.error = original));
+  const { hooks, bridge } = plugin(t);
+  // `opencode run` disposes the plugin while the last idle event is still being recorded.
+  const idle = hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_d" } } });
+  await hooks.dispose();
+  await idle;
+  assert.deepEqual(errors, []);
+  const ended = await bridge.request("record_event", { event: "session_idle", session_id: "ses_d" });
+  assert.equal(ended.recorded, true);
+});
+
 test("a missing bridge fails open and never blocks a tool", async (t) => {
   const original = console.error;
   const errors = [];

@@ -5,7 +5,8 @@ fast path, so that a prompt that changes nothing costs little more than an
 interpreter start:
 
 - ``spool-prompts.jsonl``: prompts the fast path accepted, appended under an
-  exclusive lock; the store drains it into its ``prompts`` ledger on open.
+  exclusive lock; the store drains it into its ``prompts`` ledger on open,
+  holding the lock until the prompts are committed (``claim_prompts``).
   Only prompts that cannot contain a secret (see ``may_hold_secret``) go here;
   anything else takes the full path, which masks before storing.
 - ``record.gen``: replaced (new inode) whenever something a brief shows
@@ -88,18 +89,52 @@ def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
         os.close(fd)
 
 
-def drain_prompts(store_dir: str) -> tuple[list[dict[str, object]], int]:
-    """Take every spooled prompt out of the spool: (records, lines skipped as unreadable)."""
+class PromptClaim:
+    """The spooled prompts, held under the spool's lock until the store has them.
+
+    ``done()`` empties the spool; leaving without it (an error, a kill) keeps
+    every line for the next store open, so a prompt is never lost between the
+    spool and the ledger. Re-reading lines already stored is harmless: the
+    ledger ignores a prompt key it has seen.
+    """
+
+    def __init__(self, fd: int, records: list[dict[str, object]], skipped: int) -> None:
+        self._fd: int | None = fd
+        self.records = records
+        self.skipped = skipped
+
+    def done(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+        self.close()
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # releases the lock
+            self._fd = None
+
+    def __enter__(self) -> PromptClaim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def claim_prompts(store_dir: str) -> PromptClaim | None:
+    """Lock the spool and read every prompt in it (None: nothing spooled).
+
+    Appends wait while the claim is held; call ``done()`` once the prompts are stored.
+    """
     import fcntl
     import json
 
     path = os.path.join(store_dir, SPOOL_NAME)
     try:
         if os.stat(path).st_size == 0:
-            return [], 0
+            return None
         fd = os.open(path, os.O_RDWR)
     except OSError:
-        return [], 0
+        return None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         chunks = []
@@ -108,22 +143,22 @@ def drain_prompts(store_dir: str) -> tuple[list[dict[str, object]], int]:
             if not chunk:
                 break
             chunks.append(chunk)
-        os.ftruncate(fd, 0)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
     records: list[dict[str, object]] = []
     skipped = 0
     for raw in b"".join(chunks).splitlines():
         try:
             record = json.loads(raw.decode("utf-8", "surrogatepass"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             skipped += 1
             continue
         if isinstance(record, dict) and isinstance(record.get("text"), str):
             records.append(record)
         else:
             skipped += 1
-    return records, skipped
+    return PromptClaim(fd, records, skipped)
 
 
 def bump_generation(store_dir: str) -> None:

@@ -109,6 +109,10 @@ export function contextwardHooks(
     };
   }
 
+  // Lifecycle records still in flight: `opencode run` disposes the plugin while the last
+  // session.idle is being recorded, and dispose must not cut that request off.
+  const inflight = new Set<Promise<unknown>>();
+
   if (!off.has("lifecycle")) {
     hooks.event = async ({ event }) => {
       const kind =
@@ -117,16 +121,25 @@ export function contextwardHooks(
       const properties = event.properties as { sessionID?: unknown; info?: { id?: unknown } };
       const sessionID = typeof properties.sessionID === "string" ? properties.sessionID : properties.info?.id;
       if (typeof sessionID !== "string") return;
-      await failOpen(
+      const recorded = failOpen(
         kind,
         () => bridge.request("record_event", { event: kind, session_id: sessionID, host: "opencode" }),
         undefined,
         log,
       );
+      inflight.add(recorded);
+      try {
+        await recorded;
+      } finally {
+        inflight.delete(recorded);
+      }
     };
   }
 
-  hooks.dispose = async () => bridge.close();
+  hooks.dispose = async () => {
+    await Promise.allSettled([...inflight]);
+    bridge.close();
+  };
   return { hooks, bridge };
 }
 

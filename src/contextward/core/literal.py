@@ -2,8 +2,8 @@
 
 The context is read a fixed number of times however many items there are.
 With whitespace folding (the default) the context becomes a token list once;
-an item of three or more words is found by its rarest inner word, which must
-be a whole context token, then checked in place. Shorter items, and every
+an item of three or more words is found by its longest inner word (which
+must be a whole context token), then checked in place. Shorter items, and every
 item when whitespace is significant, are branches of one trie-shaped regular
 expression searched once. It never reports ``changed``: reworded text is
 simply lost to it.
@@ -11,6 +11,7 @@ simply lost to it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -62,28 +63,34 @@ class LiteralVerifier:
 
 
 def find_in_tokens(needles: set[str], tokens: list[str]) -> set[str]:
-    """Needles (single-spaced) that occur in ``" ".join(tokens)``, without scanning per needle."""
-    long_needles: dict[str, list[tuple[int, list[str]]]] = {}
+    """Needles (single-spaced) that occur in ``" ".join(tokens)``, without scanning per needle.
+
+    A needle's inner words must equal whole context tokens (only its first and
+    last word may be cut), so a needle of three or more words is anchored on
+    its longest inner word (usually the rarest). One pass, run in C (``map``,
+    ``compress``, ``count``), finds where anchors occur; each hit is then
+    checked in place, the next word first.
+    """
+    anchored: dict[str, list[tuple[int, list[str]]]] = {}
     short = set()
     for needle in needles:
         words = needle.split(" ")
         if len(words) < 3:
             short.add(needle)
             continue
-        # Inner words must equal whole context tokens; the longest is usually the rarest.
-        anchor = max(range(1, len(words) - 1), key=lambda j: len(words[j]))
-        long_needles.setdefault(words[anchor], []).append((anchor, words))
+        j = max(range(1, len(words) - 1), key=lambda k: len(words[k]))
+        anchored.setdefault(words[j], []).append((j, words))
     found = find_all(short, " ".join(tokens)) if short else set()
-    remaining = len(needles) - len(short)
-    hits = [index for index, token in enumerate(tokens) if token in long_needles]
-    for index in hits:
-        if remaining == 0:
-            break
-        for anchor, words in long_needles[tokens[index]]:
+    last = len(tokens) - 1
+    marks = map(anchored.__contains__, tokens)
+    for index in itertools.compress(itertools.count(), marks):
+        for anchor, words in anchored[tokens[index]]:
             start = index - anchor
             end = start + len(words) - 1
-            if start < 0 or end >= len(tokens):
+            if start < 0 or end > last:
                 continue
+            if anchor + 2 < len(words) and tokens[index + 1] != words[anchor + 1]:
+                continue  # the next word is inner too, so it must match whole
             needle = " ".join(words)
             if (
                 needle not in found
@@ -92,7 +99,6 @@ def find_in_tokens(needles: set[str], tokens: list[str]) -> set[str]:
                 and tokens[start + 1 : end] == words[1:-1]
             ):
                 found.add(needle)
-                remaining -= 1
     return found
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError
+from ..redact import mask
 from ..store import Attempt, Store, project_root, storable
 from ..store.config import load_config
 from .fingerprint import CommandAssessment, assess
@@ -82,6 +83,8 @@ def decide(
     """Whether ``command`` may run now, given its streak in ``store``."""
     found = assess(storable(command))
     failures = streak_failures(store, found.streak_key, session_id=session_id)
+    # The reason is shown to the model and the user: never the command's secrets.
+    shown = mask(found.streak_key)
     if failures >= max(1, threshold) - 1 and failures > 0:
         return LoopDecision(
             False,
@@ -89,11 +92,11 @@ def decide(
             found.streak_key,
             failures,
             threshold,
-            f"refused: `{found.streak_key}` failed {failures} time(s) in a row "
+            f"refused: `{shown}` failed {failures} time(s) in a row "
             f"(attempt {failures + 1} of a limit of {threshold}); {NUDGE}",
         )
     reason = (
-        f"`{found.streak_key}` failed {failures} time(s) in a row; the attempt after "
+        f"`{shown}` failed {failures} time(s) in a row; the attempt after "
         f"{threshold - 1} failures is refused"
         if failures
         else ""

@@ -81,7 +81,8 @@ class RiskVerdict:
 
     ``exact`` is False when the text could not be tokenised as written (an
     unbalanced quote, or longer than :data:`MAX_COMMAND_CHARS`) and a lenient
-    reading was used instead.
+    reading was used instead, or when nesting deeper than :data:`MAX_DEPTH` was
+    not followed.
     """
 
     findings: tuple[RiskFinding, ...] = ()
@@ -355,6 +356,8 @@ def _assess(command: str, depth: int, findings: list[RiskFinding]) -> bool:
     if depth < MAX_DEPTH:
         for _kind, body in scan.subs:
             exact = _assess(body, depth + 1, findings) and exact
+    elif scan.subs:
+        exact = False  # not followed: whatever is nested deeper was never looked at
     tree = _parse(tokens)
     context = _Context(scan.subs, depth, findings)
     context.group(tree)
@@ -397,6 +400,8 @@ class _Context:
     def recurse(self, text: str) -> None:
         if self.depth < MAX_DEPTH:
             self.exact = _assess(text, self.depth + 1, self.findings) and self.exact
+        else:
+            self.exact = False  # too deep to follow: the verdict must not claim it looked
 
     def fetched(self, word: str) -> bool:
         """Whether ``word`` holds a substitution whose body downloads something."""

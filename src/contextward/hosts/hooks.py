@@ -44,6 +44,11 @@ _TEST_COMMAND = re.compile(
     r"|pnpm (?:run )?test|yarn test|bun test|make (?:test|check)|mvn (?:test|verify)|gradle test"
     r"|ctest|rspec|phpunit|jest|vitest|mocha|python -m (?:pytest|unittest)|node --test|dotnet test)\b"
 )
+#: Why a command that could not be fully analysed is put to the owner.
+UNANALYSED = (
+    "contextward: this command could not be fully analysed (too long, nested too deeply "
+    "or unbalanced quotes); check it before it runs"
+)
 _EXIT_CODE = re.compile(r"[Ee]xit code (\d{1,3})")
 
 Decision = Literal["deny", "ask"]
@@ -85,7 +90,10 @@ class Session:
         return cls(project_root(start), sid[:200], host, env)
 
     def open(self) -> Store:
-        return Store.open(self.root)
+        from ..store.config import load_config
+
+        # The host's environment names the personal layer; its retention applies too.
+        return Store.open(self.root, retention=load_config(self.root, env=self.env).retention())
 
 
 #: Comma-separated hook event names (or "all") that contextward answers with silence.
@@ -196,6 +204,10 @@ def pre_shell(session: Session, command: str) -> Reply:
     if verdict.risky:
         reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
         return Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
+    if not verdict.exact:
+        # Padding a command past the analysis cap or nesting it deeper than we follow
+        # must not turn a destructive command into a silent one.
+        return Reply(decision="ask", reason=UNANALYSED)
     return SILENT
 
 
@@ -251,7 +263,9 @@ def pre_compact(
                 # An unreadable, empty or unrecognised transcript must not cost the
                 # snapshot of the project record, which is what matters most.
                 messages = ()
-        taken = capture(store, messages, session_id=session.session_id, label=label, env=session.env)
+        taken = capture(
+            store, messages, session_id=session.session_id, label=label, env=session.env
+        )
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
     return Reply(plain=bounded(taken.guidance))
 

@@ -21,11 +21,12 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
 from mcp.types import ToolAnnotations
+from pydantic import BeforeValidator
 
 from .. import __version__
 from ..core import ContextGuardError
@@ -41,6 +42,22 @@ INSTRUCTIONS = (
     "start; record decisions and lessons as they happen; run `verify` before claiming "
     "success and cite its ev- id; after a compaction call `restore`."
 )
+
+
+def _verbatim(value: object) -> object:
+    """Undo the SDK's JSON pre-parse of a text argument.
+
+    The SDK json-decodes any string argument not annotated exactly ``str``, so
+    ``why='{"client_secret": "x"}'`` arrived as a dict, failed validation, and the
+    error echoed the value (a secret, unmasked) back. Text stays text.
+    """
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+#: An optional free-text argument from the model (kept as the model wrote it).
+Text = Annotated[str | None, BeforeValidator(_verbatim)]
 
 READ = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -146,13 +163,13 @@ def build_server() -> MCPServer:
     @tool(WRITE, "Checkpoint the session state")
     def checkpoint(
         *,
-        focus: str | None = None,
+        focus: Text = None,
         phase: Literal["planning", "implementing", "testing", "reviewing", "shipping"]
         | None = None,
-        blockers: str | None = None,
-        next: str | None = None,
-        handoff: str | None = None,
-        task: str | None = None,
+        blockers: Text = None,
+        next: Text = None,
+        handoff: Text = None,
+        task: Text = None,
     ) -> str:
         """Update STATE.md's Current fields (facts only; other lines are kept)."""
         from ..state import StateProject
@@ -173,7 +190,7 @@ def build_server() -> MCPServer:
         return f"checkpoint written: {', '.join(sorted(given))}"
 
     @tool(WRITE, "Record a decision (unverified)")
-    def decide(text: str, rejected: bool = False, why: str | None = None) -> dict[str, Any]:
+    def decide(text: str, rejected: bool = False, why: Text = None) -> dict[str, Any]:
         """Record a decision or rejected approach as the agent's (unverified until the owner adopts it)."""
         from ..state.notes import note as record
 
@@ -220,11 +237,11 @@ def build_server() -> MCPServer:
     def recall(
         *,
         query: str = "",
-        type: str | None = None,
+        type: Text = None,
         tags: list[str] | None = None,
         limit: int = 8,
-        evidence_id: str | None = None,
-        cmd: str | None = None,
+        evidence_id: Text = None,
+        cmd: Text = None,
     ) -> dict[str, Any]:
         """Ranked search over decisions, corrections, lessons and evidence; every hit has a trust label."""
         from ..recall import RecallQuery
@@ -268,7 +285,7 @@ def build_server() -> MCPServer:
         return result.run.to_dict()
 
     @tool(READ, "Evidence runs")
-    def evidence(limit: int = 5, evidence_id: str | None = None) -> list[dict[str, Any]]:
+    def evidence(limit: int = 5, evidence_id: Text = None) -> list[dict[str, Any]]:
         """Recorded evidence runs, newest first (or one by its ev- id)."""
         with _store(project_dir()) as store:
             if evidence_id:
@@ -289,7 +306,7 @@ def build_server() -> MCPServer:
         ]
 
     @tool(READ, "Scope audit")
-    def diff(baseline: str | None = None) -> dict[str, Any]:
+    def diff(baseline: Text = None) -> dict[str, Any]:
         """How much the work changed against a baseline (ok / warn / hard)."""
         from ..guard.scope import ScopeThresholds, audit_scope
 
@@ -333,7 +350,7 @@ def build_server() -> MCPServer:
         return orient(project_dir()).to_dict()
 
     @tool(WRITE, "Contract")
-    def contract(add: str | None = None) -> list[dict[str, Any]]:
+    def contract(add: Text = None) -> list[dict[str, Any]]:
         """The standing constraints in force; ``add`` proposes a project constraint (agent, unverified)."""
         from ..store.contract import add_constraint, load_contract
 

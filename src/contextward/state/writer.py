@@ -19,6 +19,7 @@ from . import file
 from .document import UPDATED, Decision, StateView
 from .fields import checkpoint_fields, decision_line, log_line, parse_stamp, stamp, utc_now
 from .project import StateProject
+from .task import task_folder
 
 
 def _project(project: StateProject | None) -> StateProject:
@@ -38,10 +39,14 @@ def checkpoint(
 ) -> StateView:
     """Overwrite the given Current fields and stamp ``updated``; other lines stay as they were.
 
-    Raises ``StateError`` (``field_too_long``, ``invalid_field``) before touching the file.
+    Raises ``StateError`` (``field_too_long``, ``invalid_field``, ``path_escape`` for a
+    task outside the plans folder) before touching the file.
     """
     where = _project(project)
     cleaned = checkpoint_fields(values)
+    if cleaned.get("task"):
+        # Here, not in a front end, so every caller (CLI, MCP, bridge) is confined alike.
+        task_folder(where, cleaned["task"])
     cleaned[UPDATED] = stamp(now or utc_now())
     return file.update(where.state_path, lambda doc: doc.with_fields(cleaned)).view
 

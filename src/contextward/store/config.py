@@ -136,7 +136,9 @@ def _read_layer(path: Path, label: str, warnings: list[str]) -> dict[str, Any]:
         warnings.append(f"{label} config {path.name}: not valid TOML ({exc}); ignored")
     except (UnicodeDecodeError, RecursionError):
         # tomllib lets these through for non-UTF-8 bytes and absurd nesting.
-        warnings.append(f"{label} config {path.name}: not valid TOML (not UTF-8 or nested too deeply); ignored")
+        warnings.append(
+            f"{label} config {path.name}: not valid TOML (not UTF-8 or nested too deeply); ignored"
+        )
     except OSError as exc:
         warnings.append(f"{label} config {path.name}: unreadable ({exc.strerror}); ignored")
     return {}

@@ -148,8 +148,14 @@ class Store:
         """Open the store of the project containing ``root`` (default: the current directory).
 
         ``create=False`` raises ``StoreError(code="store_missing")`` instead of creating it.
+        Without ``retention``, the project's configured retention applies (config layers
+        read with this process's environment), so no caller prunes by other rules.
         """
         root = project_root(root)
+        if retention is None:
+            from .config import load_config  # config imports this module
+
+            retention = load_config(root).retention()
         path = database_path(root)
         if not path.exists():
             if not create:

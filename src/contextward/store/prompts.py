@@ -75,45 +75,68 @@ class Prompts:
         created_at: str | None = None,
     ) -> Prompt | None:
         """Store one owner prompt; returns None when this key was already recorded."""
+        row = self._row(text, session_id, prompt_id, created_at)
+        with self.store.write() as conn:
+            return self._insert(conn, row)
+
+    def _row(
+        self, text: str, session_id: str | None, prompt_id: str | None, created_at: str | None
+    ) -> tuple[str, str | None, str, str]:
         body = mask(storable(text)).strip()
         if not body:
             raise InputError("the prompt is empty", code="empty_text")
         if len(body) > MAX_PROMPT:
             body = body[: MAX_PROMPT - 1] + "…"
         key = prompt_key(text, session_id=session_id, prompt_id=prompt_id)
-        created = created_at or self.store.clock()
-        with self.store.write() as conn:
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO prompts (created_at, session_id, key, text)"
-                " VALUES (?, ?, ?, ?)",
-                (created, session_id, key, body),
-            )
-            if cur.rowcount == 0:
-                return None
-            seq = int(cur.lastrowid or 0)
-            self.store.prune_after_insert(conn, "prompts", seq)
+        return (created_at or self.store.clock(), session_id, key, body)
+
+    def _insert(
+        self, conn: sqlite3.Connection, row: tuple[str, str | None, str, str]
+    ) -> Prompt | None:
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO prompts (created_at, session_id, key, text) VALUES (?, ?, ?, ?)",
+            row,
+        )
+        if cur.rowcount == 0:
+            return None
+        seq = int(cur.lastrowid or 0)
+        self.store.prune_after_insert(conn, "prompts", seq)
+        created, session_id, key, body = row
         return Prompt(seq, created, session_id, key, body)
 
     def ingest_spool(self, store_dir: Path) -> int:
-        """Move the prompts the hook fast path spooled into the ledger; returns how many."""
-        records, _skipped = spool.drain_prompts(str(store_dir))
-        added = 0
-        for record in records:
-            text = record["text"]
-            if not isinstance(text, str):
-                continue
-            session_id = record.get("session_id")
-            prompt_id = record.get("prompt_id")
-            created_at = record.get("created_at")
-            if not text.strip():
-                continue
-            stored = self.record(
-                text,
-                session_id=session_id if isinstance(session_id, str) else None,
-                prompt_id=prompt_id if isinstance(prompt_id, str) else None,
-                created_at=created_at if isinstance(created_at, str) else None,
-            )
-            added += stored is not None
+        """Move the prompts the hook fast path spooled into the ledger; returns how many.
+
+        One transaction for the lot, and the spool is emptied only after it
+        committed: a process killed in between leaves the prompts spooled.
+        """
+        claim = spool.claim_prompts(str(store_dir))
+        if claim is None:
+            return 0
+        with claim:
+            rows = []
+            for record in claim.records:
+                text = record["text"]
+                if not isinstance(text, str) or not text.strip():
+                    continue
+                session_id = record.get("session_id")
+                prompt_id = record.get("prompt_id")
+                created_at = record.get("created_at")
+                try:
+                    row = self._row(
+                        text,
+                        session_id if isinstance(session_id, str) else None,
+                        prompt_id if isinstance(prompt_id, str) else None,
+                        created_at if isinstance(created_at, str) else None,
+                    )
+                except InputError:
+                    continue  # nothing left to store once masked
+                rows.append(row)
+            added = 0
+            if rows:
+                with self.store.write() as conn:
+                    added = sum(self._insert(conn, row) is not None for row in rows)
+            claim.done()
         return added
 
     def list(self, *, limit: int = 20, session_id: str | None = None) -> list[Prompt]:

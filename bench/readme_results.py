@@ -1,0 +1,204 @@
+"""The README's results section, generated: ``python -m bench.readme_results``.
+
+Quality figures are computed here from the same code ``make eval`` runs (the
+generated verification pairs, the labelled inspection sessions, and the
+peer adapters in bench/peers); speed figures are read from
+bench/results/latest.json, which ``make bench`` writes. Every table names
+the command that produced it. Prints Markdown to standard output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench import inspect_eval
+from bench.peers import compaction_guard, context_guardian
+
+RESULTS = Path(__file__).parent / "results" / "latest.json"
+
+#: DESIGN.md budgets, matched against benchmark row names: (substring, budget text).
+BUDGETS: tuple[tuple[str, str], ...] = (
+    ("hook cost ratio", "≤ 1.3×"),
+    ("check literal 1000 items", "< 50 ms"),
+    ("check facts 1000 items", "< 500 ms"),
+    ("typical 100 MB throughput", "≥ 10 MB/s"),
+    ("100,000 rows: worst median", "< 20 ms"),
+    ("brief render", "< 10 ms"),
+    ("state block, nothing changed", "≤ 5 ms"),
+)
+
+#: Benchmark modules in README order, with the area title of their table.
+AREAS: tuple[tuple[str, str], ...] = (
+    ("bench.hook_speed", "Hook cost"),
+    ("bench.inspect_speed", "Inspection throughput and memory"),
+    ("bench.core_check", "Check throughput (literal)"),
+    ("bench.facts_speed", "Check throughput (facts)"),
+    ("bench.recall_speed", "Recall latency"),
+    ("bench.store_speed", "Store append throughput"),
+    ("bench.state_speed", "State block"),
+)
+
+
+def markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return [line(head), "|" + "|".join(" --- " for _ in head) + "|", *map(line, rows)]
+
+
+def _merged(scores: Sequence[inspect_eval.Score]) -> inspect_eval.Score:
+    """Several splits' scores as one (counts added, miss lists joined)."""
+    total = inspect_eval.Score()
+    for score in scores:
+        for f in dataclasses.fields(score):
+            setattr(total, f.name, getattr(total, f.name) + getattr(score, f.name))
+    return total
+
+
+def verification_section() -> list[str]:
+    version, sets = compaction_guard.results()
+    names = [v.name for v in sets[0][2]]
+    head = ["verifier", *(f"{label} ({count:,})" for label, count, _ in sets)]
+    accuracy = [
+        [name, *(f"{v[i].accuracy:.1%}" for _, _, v in sets)] for i, name in enumerate(names)
+    ]
+    false_preserved = [
+        [name, *(f"{100 * v[i].false_preserved:.2f}%" for _, _, v in sets)]
+        for i, name in enumerate(names)
+    ]
+    lines = [
+        "### Verification: did the summary keep each item? (`make eval`)",
+        "",
+        "Generated item/summary pairs in English and Chinese (bench/facts_eval.py): the summary "
+        "keeps the item verbatim, with noise or paraphrased (truth: preserved), swaps a value, "
+        "flips a negation, weakens must to may or revokes it (changed), or drops it (lost). "
+        "Accuracy over the three statuses:",
+        "",
+        *markdown_table(head, accuracy),
+        "",
+        "False preserved (a changed or lost item reported as preserved: the error that lets a "
+        "lost constraint go unrestored):",
+        "",
+        *markdown_table(head, false_preserved),
+        "",
+    ]
+    if version is None:
+        lines.append(f"{compaction_guard.DISTRIBUTION} was not installed: no peer column.")
+    else:
+        lines.append(
+            f"compaction-guard {version} runs its offline lexical tier (its default `check()`); "
+            "its verdicts are mapped preserved|paraphrased → preserved, "
+            "weakened|mutated|contradicted → changed, dropped → lost, unverifiable → unknown "
+            "(counted wrong). Per-class precision, recall and confusion tables: `make eval`."
+        )
+    return lines
+
+
+def inspection_section() -> list[str]:
+    version, splits = context_guardian.results()
+    by_tool: dict[str, dict[str, inspect_eval.Score]] = {}
+    for split, scores in splits:
+        for name, score in scores:
+            by_tool.setdefault(name, {})[split] = score
+    blind = [s for s in inspect_eval.SPLITS if s != "dev"]
+    columns = [("contextward rules", ["dev"], "contextward, dev (tuned on)")]
+    columns += [(name, blind, f"{name}, held-out") for name in by_tool]
+    rows_by_column = [_merged([by_tool[name][s] for s in spl]).rows() for name, spl, _ in columns]
+    rows = [
+        [cells[0][0], *(c[1] for c in cells), cells[0][2] or "–"]
+        for cells in zip(*rows_by_column, strict=True)
+    ]
+    sessions = {s: len(inspect_eval.sessions(s)) for s in inspect_eval.SPLITS}
+    lines = [
+        "### Inspection: what to keep from a transcript (`make eval`)",
+        "",
+        f"Labelled sessions in bench/data/inspect: dev ({sessions['dev']} sessions, tuned on) "
+        f"and the held-out sets {', '.join(f'{s} ({sessions[s]})' for s in blind)}, never "
+        "tuned on. Marked spans are memories; every other candidate is noise.",
+        "",
+        *markdown_table(["metric", *(title for _, _, title in columns), "target"], rows),
+        "",
+    ]
+    if version is None:
+        lines.append(f"{context_guardian.DISTRIBUTION} was not installed: no peer column.")
+    else:
+        lines.append(
+            f"context-guardian-core {version} runs its local rules mode "
+            "(`ContextGuardian().inspect`, no provider) on the same messages, scored by the same "
+            "scorer; the keyword baseline is bench/inspect_eval.py's regex approach."
+        )
+    return lines
+
+
+def _budget(name: str) -> str:
+    return next((budget for key, budget in BUDGETS if key in name), "")
+
+
+def speed_section(path: Path = RESULTS) -> list[str]:
+    lines = ["### Speed and memory (`make bench`)", ""]
+    if not path.is_file():
+        return [*lines, f"No benchmark results yet: run `make bench` (writes {path.name})."]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    meta = data.get("meta", {})
+    rows = data.get("results", [])
+    lines.append(
+        f"`{meta.get('command', 'python -m bench')}` on {meta.get('cpus', '?')} CPUs, "
+        f"{meta.get('machine', '?')}, Python {meta.get('python', '?')}, {meta.get('when', '?')}; "
+        "medians over repeated runs."
+    )
+    load = meta.get("load_average")
+    if isinstance(load, dict):
+        lines[-1] += (
+            f" Load average {load.get('start')} at the start and {load.get('end')} at the end "
+            f"(on {meta.get('cpus', '?')} CPUs: above that, other work skewed the figures)."
+        )
+    known = [module for module, _ in AREAS]
+    modules = known + sorted({str(r.get("module")) for r in rows} - set(known) - {"None"})
+    titles = dict(AREAS)
+    for module in modules:
+        chosen = [r for r in rows if r.get("module") == module]
+        if not chosen:
+            continue
+        table = [
+            [str(r["name"]), f"{r['value']} {r['unit']}", _budget(str(r["name"])) or "–"]
+            for r in chosen
+        ]
+        lines += ["", f"**{titles.get(module, module)}** ({module})", ""]
+        lines += markdown_table(["figure", "value", "budget"], table)
+    unlabelled = [r for r in rows if "module" not in r]
+    if unlabelled:
+        table = [
+            [str(r["name"]), f"{r['value']} {r['unit']}", _budget(str(r["name"])) or "–"]
+            for r in unlabelled
+        ]
+        lines += ["", *markdown_table(["figure", "value", "budget"], table)]
+    return lines
+
+
+def render(results: Path = RESULTS) -> str:
+    parts = [
+        "## Results",
+        "",
+        "Generated by `python -m bench.readme_results` from `make eval` and `make bench`.",
+        "",
+        *verification_section(),
+        "",
+        *inspection_section(),
+        "",
+        *speed_section(results),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    path = Path(argv[0]) if argv else RESULTS
+    sys.stdout.write(render(path))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
