@@ -23,7 +23,7 @@ from harness import Scenario, cache_root, install_claude, missing_prerequisite
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "e2e: drives the real Claude Code CLI offline; run with make e2e"
+        "markers", "e2e: drives the real hosts (Claude Code, pi, OpenCode, Codex) offline; make e2e"
     )
 
 

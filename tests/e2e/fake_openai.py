@@ -18,7 +18,10 @@ texts a host or contextward injected (they start with one of ``Script.skip_prefi
   ``Script.summary``, so a test can drop a constraint on purpose;
 * ``BASH: <command>`` asks for one shell tool call; ``BASHx3: <command>`` asks for the same
   call three times in one turn (each result answered with the next call);
-* ``HUGE_USAGE`` reports ``Script.huge_tokens`` input tokens once (automatic compaction);
+* ``TOO_LONG`` answers the first request of that prompt with HTTP 400 and an OpenAI-style
+  context-length error (the overflow route to automatic compaction);
+* ``HUGE_USAGE`` reports ``Script.huge_tokens`` input tokens in every answer to that
+  prompt (the threshold route to automatic compaction);
 * a prompt that starts with one of ``Script.continued_prefixes`` (a summary the host put
   in front after compaction) gets a short text: the directive inside is never re-run;
 * anything else gets a short text answer.
@@ -43,6 +46,10 @@ from typing import Any
 
 TEXT_ANSWER = "Hello from the fake OpenAI API."
 AFTER_TOOL_ANSWER = "The command finished."
+TOO_LONG_MESSAGE = (
+    "This model's maximum context length is 200000 tokens. "
+    "However, your messages resulted in 210000 tokens."
+)
 DEFAULT_SUMMARY = "## Goal\nSmall shell tasks. FAKE_COMPACT_SUMMARY_MARKER.\n"
 
 _BASH = re.compile(r"\bBASH(?:x(\d+))?: ([^\n]+)")
@@ -82,19 +89,6 @@ class Answer:
     input_tokens: int = 0
 
 
-@dataclass
-class _State:
-    spent: set[tuple[str, str]] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def once(self, directive: str, prompt: str) -> bool:
-        with self.lock:
-            if (directive, prompt) in self.spent:
-                return False
-            self.spent.add((directive, prompt))
-            return True
-
-
 def _text(content: object) -> str:
     """All text of a content value: a string, or parts with ``text`` (any part type)."""
     if isinstance(content, str):
@@ -129,7 +123,9 @@ def read_chat(body: Mapping[str, Any], script: Script) -> Turn:
             index, prompt = i, text
             break
     calls = sum(
-        len(m.get("tool_calls") or []) for m in messages[index + 1 :] if m.get("role") == "assistant"
+        len(m.get("tool_calls") or [])
+        for m in messages[index + 1 :]
+        if m.get("role") == "assistant"
     )
     system = "\n".join(
         _text(m.get("content")) for m in messages if m.get("role") in ("system", "developer")
@@ -161,13 +157,20 @@ def read_responses(body: Mapping[str, Any], script: Script) -> Turn:
     return Turn(prompt, calls, instructions, everything)
 
 
-def decide(turn: Turn, script: Script, state: _State) -> Answer:
+def decide(turn: Turn, script: Script, spent: set[str] | None = None) -> Answer:
+    """The scripted answer; ``spent`` holds the prompts whose one-shot error was given."""
     tokens = script.input_tokens
+    prompt = turn.prompt.strip()
+    if len(prompt) > 1 and prompt[0] == prompt[-1] == '"':  # `opencode run` quotes the message
+        turn = Turn(prompt[1:-1], turn.calls_since, turn.instructions, turn.all_text)
     if any(m in turn.prompt or m in turn.instructions for m in script.summary_markers):
         return Answer("summary", text=script.summary, input_tokens=tokens)
     if turn.prompt.lstrip().startswith(script.continued_prefixes) and script.continued_prefixes:
         return Answer("text", text=AFTER_TOOL_ANSWER, input_tokens=tokens)
-    if "HUGE_USAGE" in turn.prompt and state.once("HUGE_USAGE", turn.prompt):
+    if "TOO_LONG" in turn.prompt and spent is not None and turn.prompt not in spent:
+        spent.add(turn.prompt)
+        return Answer("too_long", text=TOO_LONG_MESSAGE, input_tokens=tokens)
+    if "HUGE_USAGE" in turn.prompt:  # every answer of that prompt: hosts read the last one
         tokens = script.huge_tokens
     match = _BASH.search(turn.prompt)
     if match is not None:
@@ -182,7 +185,9 @@ def tool_arguments(script: Script, command: str) -> str:
     return json.dumps({script.tool_arg: value, **script.tool_extra})
 
 
-def chat_chunks(body: Mapping[str, Any], script: Script, answer: Answer) -> Iterator[dict[str, Any]]:
+def chat_chunks(
+    body: Mapping[str, Any], script: Script, answer: Answer
+) -> Iterator[dict[str, Any]]:
     """The streamed chat-completions form of one answer, usage in the last chunk."""
     base = {
         "id": f"chatcmpl-{uuid.uuid4().hex[:20]}",
@@ -195,7 +200,10 @@ def chat_chunks(body: Mapping[str, Any], script: Script, answer: Answer) -> Iter
             "index": 0,
             "id": f"call_{uuid.uuid4().hex[:20]}",
             "type": "function",
-            "function": {"name": script.tool_name, "arguments": tool_arguments(script, answer.command)},
+            "function": {
+                "name": script.tool_name,
+                "arguments": tool_arguments(script, answer.command),
+            },
         }
         delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
         finish = "tool_calls"
@@ -218,7 +226,11 @@ def chat_message(body: Mapping[str, Any], script: Script, answer: Answer) -> dic
         **{k: v for k, v in chunks[0].items() if k != "choices"},
         "object": "chat.completion",
         "choices": [
-            {"index": 0, "message": delta, "finish_reason": chunks[1]["choices"][0]["finish_reason"]}
+            {
+                "index": 0,
+                "message": delta,
+                "finish_reason": chunks[1]["choices"][0]["finish_reason"],
+            }
         ],
         "usage": chunks[2]["usage"],
     }
@@ -294,9 +306,10 @@ class FakeOpenAI:
     def __init__(self, log_path: Path, script: Script, port: int = 0) -> None:
         self.log_path = log_path
         self.script = script
-        self.state = _State()
         self._log_lock = threading.Lock()
         self._count = 0
+        self.spent: set[str] = set()
+        self.decide_lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -362,7 +375,8 @@ class FakeOpenAI:
                     api.log({"method": "POST", "path": self.path, "kind": "not_found"})
                     self._json(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
-                answer = decide(turn, api.script, api.state)
+                with api.decide_lock:
+                    answer = decide(turn, api.script, api.spent)
                 stream = bool(body.get("stream"))
                 api.log(
                     {
@@ -375,6 +389,14 @@ class FakeOpenAI:
                         "body": body,
                     }
                 )
+                if answer.kind == "too_long":
+                    error = {
+                        "message": answer.text,
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                    }
+                    self._json(400, {"error": error})
+                    return
                 if api_name == "chat":
                     if not stream:
                         self._json(200, chat_message(body, api.script, answer))
@@ -462,6 +484,7 @@ def run_rpc(step: Mapping[str, Any], spec: Mapping[str, Any], port: int) -> dict
         stderr=subprocess.PIPE,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    stdout = proc.stdout
     events: list[dict[str, Any]] = []
     buffer = b""
     marks: list[int] = []
@@ -470,12 +493,12 @@ def run_rpc(step: Mapping[str, Any], spec: Mapping[str, Any], port: int) -> dict
     def wait_for(done: Any) -> bool:
         nonlocal buffer
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], 0.2)
+            ready, _, _ = select.select([stdout], [], [], 0.2)
             if not ready:
                 if proc.poll() is not None:
                     return False
                 continue
-            chunk = os.read(proc.stdout.fileno(), 65536)  # type: ignore[union-attr]
+            chunk = os.read(stdout.fileno(), 65536)
             if not chunk:
                 return False
             buffer += chunk
@@ -493,12 +516,21 @@ def run_rpc(step: Mapping[str, Any], spec: Mapping[str, Any], port: int) -> dict
 
     for index, command in enumerate(step["commands"]):
         tag = f"c{index}"
+        if command["type"] == "wait":  # not sent: wait for an event pi emits by itself
+            ok = wait_for(lambda e, name=command["event"]: e.get("type") == name)
+            marks.append(_requests_so_far(Path(spec["folder"])))
+            if not ok:
+                timed_out = True
+                break
+            continue
         proc.stdin.write((json.dumps({**command, "id": tag}) + "\n").encode())
         proc.stdin.flush()
         if command["type"] == "prompt":
             ok = wait_for(
-                lambda e, tag=tag: (e.get("type") == "response" and e.get("id") == tag and not e.get("success"))
-                or e.get("type") == "agent_end"
+                lambda e, tag=tag: (
+                    (e.get("type") == "response" and e.get("id") == tag and not e.get("success"))
+                    or e.get("type") == "agent_end"
+                )
             )
         else:
             ok = wait_for(lambda e, tag=tag: e.get("type") == "response" and e.get("id") == tag)
@@ -541,8 +573,10 @@ def main() -> int:
     steps: list[dict[str, Any]] = []
     try:
         for step in spec["steps"]:
-            result = run_rpc(step, spec, api.port) if "commands" in step else run_command(
-                step, spec, api.port
+            result = (
+                run_rpc(step, spec, api.port)
+                if "commands" in step
+                else run_command(step, spec, api.port)
             )
             result["request_count"] = _requests_so_far(folder)
             steps.append(result)

@@ -408,8 +408,10 @@ def install_npm(root: Path, package: str, version: str, binary: str) -> Path:
         return path
     prefix.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
-        + ["--loglevel=error", f"{package}@{version}"],
+        [
+            *("npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund"),
+            *("--loglevel=error", f"{package}@{version}"),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -445,12 +447,27 @@ class HostScenario:
     steps: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        Scenario.__post_init__(self)  # type: ignore[arg-type]  # same layout as Claude's
+        # The same layout as Claude's Scenario: fresh HOME, TMPDIR, a git project.
+        for sub in (self.home, self.project, self.tmpdir):
+            sub.mkdir(parents=True, exist_ok=True)
+        git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+        env = clean_env(self.home)
+        (self.project / "README.md").write_text("# e2e project\n", encoding="utf-8")
+        for args in (["init", "-q"], ["add", "README.md"], ["commit", "-q", "-m", "init"]):
+            subprocess.run([*git, *args], cwd=self.project, env=env, check=True)
         self.env.setdefault("CONTEXTWARD_HOME", str(self.folder / "contextward-home"))
 
-    home = Scenario.home
-    project = Scenario.project
-    tmpdir = Scenario.tmpdir
+    @property
+    def home(self) -> Path:
+        return self.folder / "home"
+
+    @property
+    def project(self) -> Path:
+        return self.folder / "project"
+
+    @property
+    def tmpdir(self) -> Path:
+        return self.folder / "tmp"
 
     def write(self, relative: str, data: object) -> Path:
         """Write a JSON (dict/list) or text file under the scenario folder."""
