@@ -21,6 +21,7 @@ properties with many more examples.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -42,7 +43,8 @@ from contextward.hosts.bridge_frame import MAX_FRAME_BYTES, parse_frame, read_li
 from contextward.hosts.bridge_ops import default_registry
 from contextward.inspect import InspectError, open_transcript
 from contextward.inspect.readers import READERS
-from contextward.state.document import StateDocument
+from contextward.state import file as state_file
+from contextward.state.document import StateDocument, parse_field, parse_log_entry
 from contextward.store.config import load_config
 
 FAST = settings(
@@ -65,7 +67,9 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -77,12 +81,13 @@ ROLES = st.sampled_from(["user", "assistant", "system", "tool", "developer", "bo
 message_like = st.fixed_dictionaries(
     {},
     optional={
-        **{k: json_values for k in MESSAGE_KEYS},
+        **dict.fromkeys(MESSAGE_KEYS, json_values),
         "role": ROLES,
         "content": st.text(max_size=80)
         | st.lists(
             st.fixed_dictionaries(
-                {}, optional={"type": st.sampled_from(["text", "tool_use", "x"]), "text": json_values}
+                {},
+                optional={"type": st.sampled_from(["text", "tool_use", "x"]), "text": json_values},
             ),
             max_size=3,
         ),
@@ -97,16 +102,40 @@ message_like = st.fixed_dictionaries(
 blocks = st.lists(
     st.fixed_dictionaries(
         {"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking", "image"])},
-        optional={"text": json_values, "content": json_values, "name": json_values, "input": json_values, "id": json_values},
+        optional={
+            "text": json_values,
+            "content": json_values,
+            "name": json_values,
+            "input": json_values,
+            "id": json_values,
+        },
     )
     | json_values,
     max_size=3,
 )
 inner_message = st.fixed_dictionaries(
-    {}, optional={"role": ROLES | json_values, "content": st.text(max_size=40) | blocks | json_values, "toolName": json_values}
+    {},
+    optional={
+        "role": ROLES | json_values,
+        "content": st.text(max_size=40) | blocks | json_values,
+        "toolName": json_values,
+    },
 )
 host_record = st.fixed_dictionaries(
-    {"type": st.sampled_from(["user", "assistant", "system", "summary", "message", "session", "compaction", "model_change"])},
+    {
+        "type": st.sampled_from(
+            [
+                "user",
+                "assistant",
+                "system",
+                "summary",
+                "message",
+                "session",
+                "compaction",
+                "model_change",
+            ]
+        )
+    },
     optional={
         "uuid": st.text(max_size=6) | json_values,
         "message": inner_message | json_values,
@@ -130,35 +159,49 @@ def _encodings(records: list[Any]) -> st.SearchStrategy[bytes]:
 transcript_bytes = (
     st.lists(message_like | host_record | json_values, max_size=6).flatmap(_encodings)
     | st.binary(max_size=300)
-    | st.lists(st.sampled_from([b"{", b"}", b"[", b"]", b'"role"', b":", b",", b"\n", b"\xff", b"\xef\xbb\xbf", b'"user"']), max_size=30).map(b"".join)
+    | st.lists(
+        st.sampled_from(
+            [
+                b"{",
+                b"}",
+                b"[",
+                b"]",
+                b'"role"',
+                b":",
+                b",",
+                b"\n",
+                b"\xff",
+                b"\xef\xbb\xbf",
+                b'"user"',
+            ]
+        ),
+        max_size=30,
+    ).map(b"".join)
 )
 
 
-def _unhashable_type(data: bytes) -> bool:
-    """The known detection bug (xfail below): a record whose ``type`` is a list or object."""
-    for line in data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n")[:50]:
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("type"), list | dict):
-            return True
-    return False
+def test_pi_reader_survives_an_unhashable_role() -> None:
+    data = b'{"type": "message", "message": {"content": "", "role": []}}'
+    transcript = open_transcript(io.BytesIO(data), "pi")
+    assert list(transcript.messages) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="inspect/readers detect(): `kind in _PI_TYPES` raises TypeError when a record's "
-    "'type' is a list or object (inspect/ is owned by another helper; reported)",
-)
 def test_detect_survives_an_unhashable_type_field() -> None:
-    with pytest.raises(InspectError):
-        open_transcript(io.BytesIO(b'{"role": "user", "type": []}'), None)
+    # A list "type" names no format; the record still reads as a generic message.
+    for raw in (b'{"role": "user", "type": []}', b'{"role": "user", "type": {}}'):
+        transcript = open_transcript(io.BytesIO(raw), None)
+        assert transcript.format == "messages"
+        assert all(isinstance(m.text, str) for m in transcript.messages)
+
+
+def test_codex_reader_survives_an_unhashable_type_field() -> None:
+    if "codex" not in READERS:
+        pytest.skip("no codex reader in this tree")
+    transcript = open_transcript(io.BytesIO(b'{"role": "user", "type": []}'), "codex")
+    assert list(transcript.messages) == []
 
 
 def _drain_transcript(data: bytes, fmt: str | None) -> None:
-    if fmt is None and _unhashable_type(data):
-        return  # pinned by the xfail test above
     try:
         transcript = open_transcript(io.BytesIO(data), fmt, max_record=4096)
         for message in transcript.messages:
@@ -198,7 +241,9 @@ frame_like = st.fixed_dictionaries(
     {},
     optional={
         "protocol_version": st.sampled_from([1, 2, "1", None, True, 1.0]),
-        "type": st.sampled_from(["request", "result", "error", "provider_response", "provider_request", 3]),
+        "type": st.sampled_from(
+            ["request", "result", "error", "provider_response", "provider_request", 3]
+        ),
         "request_id": json_values,
         "operation": st.sampled_from(["ping", "version", "inspect", "nope", ""]) | json_values,
         "messages": json_values,
@@ -227,7 +272,7 @@ def test_bridge_loop_answers_every_line_with_one_frame(chunks: list[bytes]) -> N
     """Whatever arrives, each non-blank line gets a JSON frame back and the loop ends."""
     # ping/version only: no project store is touched by the operations reachable here.
     lines = [c.replace(b"\n", b" ") for c in chunks]
-    lines = [line for line in lines if not b'"inspect"' in line]
+    lines = [line for line in lines if b'"inspect"' not in line]
     out = io.BytesIO()
     log = io.StringIO()
     bridge = Bridge(default_registry(), out, log=log, default_timeout=5.0)
@@ -238,6 +283,60 @@ def test_bridge_loop_answers_every_line_with_one_frame(chunks: list[bytes]) -> N
         assert frame["type"] in ("result", "error")
     assert len(frames) <= len(lines)
     assert "Traceback" not in log.getvalue()
+
+
+OPERATIONS = [
+    "inspect",
+    "guidance",
+    "loop_check",
+    "command_outcome",
+    "record_event",
+    "brief",
+    "state_block",
+]
+operation_request = st.fixed_dictionaries(
+    {
+        "protocol_version": st.just(1),
+        "type": st.just("request"),
+        "request_id": st.integers(0, 10**9),
+        "operation": st.sampled_from(OPERATIONS),
+    },
+    optional={
+        "messages": st.lists(message_like | json_values, max_size=5) | json_values,
+        "decisions": json_values,
+        "command": st.text(max_size=20) | json_values,
+        "exit_code": json_values,
+        "session_id": st.just("s") | json_values,
+        "event": st.sampled_from(["session_start", "tool_call", "session_end", "session_idle"])
+        | json_values,
+        "key": json_values,
+        "tool": json_values,
+        "digest": json_values,
+        "transcript_path": json_values,
+        "timeout_ms": json_values,
+    },
+)
+
+
+@FAST
+@given(
+    frames=st.lists(operation_request, min_size=1, max_size=3, unique_by=lambda f: f["request_id"])
+)
+def test_bridge_operations_answer_hostile_requests_with_a_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, frames: list[dict[str, Any]]
+) -> None:
+    """Store-backed operations too: one answer per request, never an internal error."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
+    out, log = io.BytesIO(), io.StringIO()
+    Bridge(default_registry(), out, log=log, default_timeout=10.0).serve(
+        io.BytesIO(b"".join(json.dumps(f).encode() + b"\n" for f in frames))
+    )
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(a["request_id"] for a in answers) == sorted(f["request_id"] for f in frames)
+    for answer in answers:
+        assert answer.get("code") != "internal_error", (answer, log.getvalue())
 
 
 def test_read_line_discards_an_oversized_frame_and_reads_on() -> None:
@@ -252,7 +351,14 @@ def test_read_line_discards_an_oversized_frame_and_reads_on() -> None:
 # -- hook payloads ----------------------------------------------------------------
 
 CLAUDE_EVENTS = list(claude_code.HANDLERS)
-GEMINI_EVENTS = ["SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "PreCompress", "SessionEnd"]
+GEMINI_EVENTS = [
+    "SessionStart",
+    "BeforeAgent",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "SessionEnd",
+]
 
 
 @pytest.fixture(scope="module")
@@ -269,10 +375,13 @@ def hook_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
 tool_input = st.fixed_dictionaries(
     {},
     optional={
-        "command": st.sampled_from(["pytest -q", "ls", "rm -rf /", "git push --force origin main", ""])
+        "command": st.sampled_from(
+            ["pytest -q", "ls", "rm -rf /", "git push --force origin main", ""]
+        )
         | json_values
         | st.lists(st.text(max_size=10), max_size=3),
-        "file_path": st.sampled_from(["a.py", "../../etc/passwd", "/etc/passwd", "", "x/../../y"]) | json_values,
+        "file_path": st.sampled_from(["a.py", "../../etc/passwd", "/etc/passwd", "", "x/../../y"])
+        | json_values,
         "notebook_path": json_values,
     },
 )
@@ -286,10 +395,17 @@ def _payloads(events: list[str]) -> st.SearchStrategy[dict[str, Any]]:
             "prompt": st.text(max_size=60) | json_values,
             "prompt_id": json_values,
             "source": st.sampled_from(["startup", "resume", "compact", "clear"]) | json_values,
-            "tool_name": st.sampled_from(["Bash", "Edit", "Write", "run_shell_command", "shell"]) | json_values,
+            "tool_name": st.sampled_from(["Bash", "Edit", "Write", "run_shell_command", "shell"])
+            | json_values,
             "tool_input": tool_input | json_values,
             "tool_response": st.fixed_dictionaries(
-                {}, optional={"stdout": json_values, "stderr": json_values, "exit_code": json_values, "exitCode": json_values}
+                {},
+                optional={
+                    "stdout": json_values,
+                    "stderr": json_values,
+                    "exit_code": json_values,
+                    "exitCode": json_values,
+                },
             )
             | json_values,
             "tool_use_id": st.text(max_size=8) | json_values,
@@ -311,10 +427,13 @@ ADAPTERS: list[tuple[str, Callable[..., int], list[str]]] = [
 
 
 def _fire(
-    run: Callable[..., int], payload: dict[str, Any] | bytes, world: tuple[Path, dict[str, str], Path], raw: bytes
+    run: Callable[..., int],
+    payload: dict[str, Any] | bytes,
+    world: tuple[Path, dict[str, str], Path],
+    raw: bytes,
 ) -> tuple[str, str]:
     project, env, transcript = world
-    transcript.write_bytes(b"{}" if _unhashable_type(raw) else raw)  # known bug, xfail above
+    transcript.write_bytes(raw)
     if isinstance(payload, dict):
         payload = dict(payload)
         payload.setdefault("cwd", str(project))
@@ -337,49 +456,45 @@ def _check_answer(host: str, out: str, err: str) -> None:
         json.loads(out)
 
 
-@pytest.mark.parametrize(("host", "run", "events"), ADAPTERS, ids=[a[0] for a in ADAPTERS])
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=[a[0] for a in ADAPTERS])
 @FAST
 @given(data=st.data(), raw=transcript_bytes)
 def test_hooks_never_crash_on_arbitrary_payloads(
     hook_world: tuple[Path, dict[str, str], Path],
-    host: str,
-    run: Callable[..., int],
-    events: list[str],
+    adapter: tuple[str, Callable[..., int], list[str]],
     data: st.DataObject,
     raw: bytes,
 ) -> None:
+    host, run, events = adapter
     payload = data.draw(_payloads(events))
     out, err = _fire(run, payload, hook_world, raw)
     _check_answer(host, out, err)
 
 
-@pytest.mark.parametrize(("host", "run", "events"), ADAPTERS, ids=[a[0] for a in ADAPTERS])
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=[a[0] for a in ADAPTERS])
 @FAST
 @given(data=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_hooks_ignore_arbitrary_bytes(
     hook_world: tuple[Path, dict[str, str], Path],
-    host: str,
-    run: Callable[..., int],
-    events: list[str],
+    adapter: tuple[str, Callable[..., int], list[str]],
     data: bytes,
 ) -> None:
-    out, err = _fire(run, data, hook_world, b"")
+    out, err = _fire(adapter[1], data, hook_world, b"")
     assert out == ""
     assert "hook failed" not in err
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("host", "run", "events"), ADAPTERS, ids=[a[0] for a in ADAPTERS])
+@pytest.mark.parametrize("adapter", ADAPTERS, ids=[a[0] for a in ADAPTERS])
 @settings(HEAVY, max_examples=300)
 @given(data=st.data(), raw=transcript_bytes)
 def test_hooks_never_crash_heavy(
     hook_world: tuple[Path, dict[str, str], Path],
-    host: str,
-    run: Callable[..., int],
-    events: list[str],
+    adapter: tuple[str, Callable[..., int], list[str]],
     data: st.DataObject,
     raw: bytes,
 ) -> None:
+    host, run, events = adapter
     out, err = _fire(run, data.draw(_payloads(events)), hook_world, raw)
     _check_answer(host, out, err)
 
@@ -418,13 +533,30 @@ def test_state_document_parses_and_edits_anything(lines: list[str], eol: str) ->
     doc = StateDocument.parse(text)
     view = doc.view()
     assert isinstance(dict(view.fields), dict)
-    edited = doc.with_fields({"focus": "f", "next": "n"}).with_decision("- [LOCKED] x").with_log("- y", cap=3)
-    # An edit keeps every line it did not write or supersede.
+    edited = (
+        doc.with_fields({"focus": "f", "next": "n"})
+        .with_decision("- [LOCKED] x")
+        .with_log("- y", cap=3)
+    )
+    # An edit keeps every line it did not write or supersede (fields, log entries).
+    kept = edited.text()
     for line in text.splitlines():
-        if line.strip() and not line.lower().lstrip("-* ").startswith(("focus", "next", "**focus", "**next")):
-            if line in edited.text:
-                continue
-            assert line.strip() in edited.text or "[" in line or "2026" in line, line
+        if line.strip() and parse_field(line) is None and parse_log_entry(line) is None:
+            assert line in kept
+
+
+@FAST
+@given(
+    data=st.binary(max_size=300)
+    | state_lines.map(lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass"))
+)
+def test_state_file_reads_and_rewrites_any_bytes(tmp_path: Path, data: bytes) -> None:
+    """The file layer: junk bytes are read, and an edit keeps the bytes it did not touch."""
+    path = tmp_path / "STATE.md"
+    path.write_bytes(data)
+    state_file.load(path)
+    state_file.update(path, lambda doc: doc.with_log("- fuzz", cap=5))
+    assert "- fuzz" in state_file.load(path).document.text()
 
 
 # -- configuration --------------------------------------------------------------
@@ -471,9 +603,11 @@ def test_config_layers_never_crash(tmp_path: Path, project_toml: str, personal_t
     assert config.diff_hard_lines >= config.diff_warn_lines
 
 
-def test_config_unreadable_bytes_are_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize("data", [b"\xff\xfe = \x00", b"a = " + b"[" * 100_000])
+def test_config_unreadable_bytes_are_a_warning(tmp_path: Path, data: bytes) -> None:
+    """Forced fix: non-UTF-8 bytes (UnicodeDecodeError) escaped tomllib's error."""
     (tmp_path / ".contextward").mkdir()
-    (tmp_path / ".contextward" / "config.toml").write_bytes(b"\xff\xfe = \x00")
+    (tmp_path / ".contextward" / "config.toml").write_bytes(data)
     config = load_config(tmp_path, env={"CONTEXTWARD_HOME": str(tmp_path / "none")})
     assert any("not valid TOML" in w for w in config.warnings)
 
@@ -490,9 +624,16 @@ item_like = st.fixed_dictionaries(
         "extra": json_values,
     },
 )
-snapshot_like = st.fixed_dictionaries(
-    {}, optional={"schemaVersion": st.sampled_from([1, 2, "1", True, 1.0]) | json_values, "items": st.lists(item_like | json_values, max_size=4) | json_values}
-) | json_values
+snapshot_like = (
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "schemaVersion": st.sampled_from([1, 2, "1", True, 1.0]) | json_values,
+            "items": st.lists(item_like | json_values, max_size=4) | json_values,
+        },
+    )
+    | json_values
+)
 
 
 @FAST
@@ -525,7 +666,8 @@ finding_like = st.fixed_dictionaries(
     {},
     optional={
         "itemId": st.sampled_from(["a", "b", "zz"]) | json_values,
-        "status": st.sampled_from(["preserved", "changed", "lost", "unknown", "PRESERVED"]) | json_values,
+        "status": st.sampled_from(["preserved", "changed", "lost", "unknown", "PRESERVED"])
+        | json_values,
         "reason": json_values,
     },
 )
@@ -546,20 +688,33 @@ def test_normalize_findings_is_fail_safe(output: Any) -> None:
 # -- minijson -------------------------------------------------------------------
 
 
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    return False
+
+
 @FAST
 @given(value=json_values)
 def test_minijson_round_trips_what_json_writes(value: Any) -> None:
     assert minijson.loads(json.dumps(value)) == json.loads(json.dumps(value))
-    assert json.loads(minijson.dumps(value)) == json.loads(json.dumps(value))
+    try:
+        written = minijson.dumps(value)
+    except ValueError:
+        assert _has_float(value)
+    else:  # floats are out of scope by design (hook payload spool records hold none)
+        assert json.loads(written) == json.loads(json.dumps(value))
 
 
 @FAST
 @given(text=st.text(max_size=60) | st.binary(max_size=60).map(lambda b: b.decode("latin-1")))
 def test_minijson_rejects_garbage_with_value_error(text: str) -> None:
-    try:
+    with contextlib.suppress(ValueError):
         minijson.loads(text)
-    except ValueError:
-        pass
 
 
 def test_minijson_deep_nesting_is_a_value_error() -> None:

@@ -41,7 +41,9 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
 
 
 def _message(mid: str, message: dict[str, Any], skips: Skips) -> Iterator[Message]:
-    role = message.get("role")
+    role: Any = message.get("role")
+    if not isinstance(role, str):
+        role = None  # a list or object is no role (and cannot be looked up in a set)
     content = message.get("content")
     if role in ("user", "assistant"):
         text = block_text(content, skips)
