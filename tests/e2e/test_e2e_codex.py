@@ -35,20 +35,6 @@ DROPPED = "Do not edit files under the migrations folder."
 OWNER_PROMPT = f"We are building the OAuth login. {KEPT} {DROPPED}"
 SUMMARY = f"Goal: build the OAuth login. Constraint: {KEPT}"
 
-NO_EXIT_CODE = pytest.mark.xfail(
-    reason="product: Codex 0.171.0's PostToolUse for Bash carries tool_response as the "
-    "output string with no exit code, so `contextward hook codex` records every command "
-    "as a success and the loop brake never counts a failure (docs/hosts/codex.md)",
-    strict=False,
-)
-
-ROLLOUT_UNREAD = pytest.mark.xfail(
-    reason="product: contextward cannot read Codex 0.171.0's rollout JSONL ('the "
-    "transcript's shape matches no known format'), so PreCompact stores an empty snapshot "
-    "and SessionStart(compact) has nothing to restore (docs/hosts/codex.md)",
-    strict=False,
-)
-
 
 @pytest.fixture(scope="module")
 def codex_bin() -> Path:
@@ -110,6 +96,7 @@ class CodexRun:
             "PreToolUse": entry("Bash"),
             "PostToolUse": entry("Bash|apply_patch"),
             "PreCompact": entry("manual|auto"),
+            "PostCompact": entry("manual|auto"),
             "Stop": entry(),
         }
         scenario.write("project/.codex/hooks.json", {"hooks": hooks})
@@ -156,7 +143,6 @@ def test_hooks_load_and_the_brief_reaches_the_model(codex: Callable[..., CodexRu
     assert "09-no-retry-loops" in briefs[0]
 
 
-@NO_EXIT_CODE
 def test_loop_brake_stops_the_third_identical_failing_bash_command(
     codex: Callable[..., CodexRun],
 ) -> None:
@@ -189,10 +175,18 @@ def test_automatic_compaction_fires_the_hooks_and_the_brief_comes_back(
         assert db.execute("SELECT COUNT(*) FROM snapshots").fetchone()[0] >= 1
 
 
-@ROLLOUT_UNREAD
 def test_after_compaction_the_snapshot_restores_the_owner_constraints(
     codex: Callable[..., CodexRun],
 ) -> None:
-    _, following = compacted(codex(summary=SUMMARY))
+    run = codex(summary=SUMMARY)
+    _, following = compacted(run)
     restored = [t for t in developer_texts(following) if DROPPED in t]
     assert restored, "SessionStart(compact) did not restore the dropped constraint"
+    # PostCompact found Codex's summary in the rollout and checked it: the restore block
+    # names the dropped constraint as lost and leaves out the one the summary kept.
+    block = restored[0].split(BRIEF, 1)[0]
+    assert f"(lost) {DROPPED}" in block
+    assert KEPT not in block
+    path = run.s.project / ".contextward" / "contextward.db"
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        assert db.execute("SELECT COUNT(*) FROM check_reports").fetchone()[0] == 1

@@ -1,16 +1,32 @@
 """Codex CLI hooks: Claude-compatible payloads, with Codex's limits.
 
 Codex's PreCompact and PostCompact accept no context and ignore plain stdout,
-and no compaction summary reaches a hook; so PreCompact only stores the
-snapshot, and SessionStart(source=compact) restores every critical item of
-it (the conservative answer when no check could run). Everything else is
-answered exactly as for Claude Code.
+and no compaction summary reaches a hook's payload. So PreCompact stores the
+snapshot (read from the rollout JSONL at ``transcript_path``) and notes where
+the rollout ends; PostCompact checks the summary Codex has written to the
+rollout since then; SessionStart(source=compact) restores what that check
+found lost or changed, or every critical item of the snapshot when no
+summary could be found (the conservative answer when no check could run).
+
+Codex's PostToolUse for ``Bash`` carries the command's output as a string and
+no exit code (0.171.0). The exit code is taken from the rollout instead: by
+the time the hook runs, Codex has written the command's ``item_completed``
+event (``CommandExecution`` with ``exit_code``) for that ``call_id``. When no
+exit code can be established, the attempt is recorded as *unproven*, never
+as a success, so a failure Codex does not report cannot reset a loop streak.
+Everything else is answered exactly as for Claude Code.
+
+Must never: write to the rollout, or treat an unknown outcome as a success.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shlex
+import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import IO, Any
 
 from . import claude_code, hooks
@@ -18,6 +34,12 @@ from .hookio import run_adapter
 from .hooks import Reply, Session
 
 HOST = "codex"
+#: Session data key: the rollout's size when PreCompact ran.
+OFFSET_KEY = "codex_rollout_offset"
+#: How far back from the rollout's end the outcome of a call is looked for (bytes).
+TAIL_WINDOWS = (64 * 1024, 4 * 1024 * 1024)
+#: Pauses before looking again: Codex's rollout writer may lag the hook a moment.
+RETRY_PAUSES = (0.05, 0.1)
 
 
 def _command(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -30,25 +52,182 @@ def _command(payload: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _pre_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
-    hooks.pre_compact(session, payload.get("transcript_path"), trigger="codex")
+    path = payload.get("transcript_path")
+    # Where the rollout ends before it is read: this compaction's summary comes after it.
+    size: int | None = None
+    with contextlib.suppress(OSError):
+        size = Path(path).stat().st_size if isinstance(path, str) and path else None
+    trigger = payload.get("trigger")
+    hooks.pre_compact(
+        session, path, trigger=trigger if isinstance(trigger, str) and trigger else "auto"
+    )
+    if size is not None:
+        with session.open() as store:
+            if store.sessions.get(session.session_id) is None:
+                store.sessions.start(session.session_id, host=session.host)
+            store.sessions.update(session.session_id, {OFFSET_KEY: size})
     return hooks.SILENT  # Codex rejects context on compact events
 
 
 def _post_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
-    return hooks.SILENT  # no summary is given; SessionStart(compact) restores conservatively
+    """Check the summary Codex wrote to the rollout since PreCompact, when there is one.
+
+    No summary reaches the hook itself; Codex 0.171.0 has written it to the rollout
+    (``compacted``) by the time PostCompact runs. When it cannot be found, nothing is
+    checked and SessionStart(compact) restores every critical item of the snapshot.
+    """
+    summary = _summary_since(session, payload.get("transcript_path"))
+    if summary:
+        hooks.summary_seen(session, summary, source="post_compact")
+    hooks.compaction_done(session)
+    return hooks.SILENT
+
+
+def _summary_since(session: Session, path: object) -> str:
+    """The last host summary in the rollout after the offset PreCompact recorded ('' if none)."""
+    from ..inspect import InspectError, open_transcript
+
+    if not isinstance(path, str) or not path:
+        return ""
+    with session.open() as store:
+        known = store.sessions.get(session.session_id)
+        offset = known.data.get(OFFSET_KEY) if known is not None else None
+        if offset is not None:
+            store.sessions.update(session.session_id, {OFFSET_KEY: None})  # one use per mark
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        return ""  # without PreCompact's mark an older compaction's summary could be taken
+    summary = ""
+    try:
+        with Path(path).open("rb") as stream:
+            stream.seek(offset)
+            for message in open_transcript(stream, "codex").messages:
+                if message.summary:
+                    summary = message.text
+    except (OSError, InspectError):
+        return ""
+    return summary
 
 
 def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
-    response = payload.get("tool_response")
-    failed = False
-    if isinstance(response, Mapping):
-        code = response.get("exit_code", response.get("exitCode"))
-        failed = isinstance(code, int) and code != 0
-        if failed:
-            payload = {**payload, "error": f"Exit code {code}"}
-    return claude_code.HANDLERS["PostToolUseFailure" if failed else "PostToolUse"](
-        session, {**payload, "hook_event_name": "PostToolUseFailure" if failed else "PostToolUse"}
-    )
+    code = _response_exit_code(payload.get("tool_response"))
+    if code is None and payload.get("tool_name") == "Bash":
+        call_id = payload.get("tool_use_id")
+        if isinstance(call_id, str) and call_id:
+            code = rollout_exit_code(payload.get("transcript_path"), call_id)
+        if code is None:
+            return _unproven(session, payload)
+    failed = code is not None and code != 0
+    if failed:
+        payload = {**payload, "error": f"Exit code {code}"}
+    event = "PostToolUseFailure" if failed else "PostToolUse"
+    return claude_code.HANDLERS[event](session, {**payload, "hook_event_name": event})
+
+
+def _response_exit_code(response: object) -> int | None:
+    """The exit code when the payload carries one (an object ``tool_response``)."""
+    if not isinstance(response, Mapping):
+        return None
+    code = response.get("exit_code", response.get("exitCode"))
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _unproven(session: Session, payload: Mapping[str, Any]) -> Reply:
+    """A shell command whose exit code is unknown: an unproven attempt, once per call."""
+    from ..guard.fingerprint import assess
+    from ..state import tool_called
+    from ..store import storable
+
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+    if not isinstance(command, str) or not command.strip():
+        return hooks.SILENT
+    call_id = payload.get("tool_use_id")
+    key = call_id if isinstance(call_id, str) and call_id else None
+    with session.open() as store:
+        if not tool_called(store, session.session_id, key=key, tool="Bash"):
+            return hooks.SILENT  # the same tool call reported twice
+        found = assess(storable(command))
+        # No evidence row either: a test run whose result is unknown proves nothing.
+        store.attempts.record(
+            streak_key=found.streak_key,
+            fingerprint=found.fingerprint,
+            outcome="unproven",
+            source=session.host,
+            session_id=session.session_id,
+        )
+    return hooks.SILENT
+
+
+def rollout_exit_code(path: object, call_id: str) -> int | None:
+    """The exit code Codex wrote to its rollout for ``call_id``, or None when there is none."""
+    if not isinstance(path, str) or not path or not call_id:
+        return None
+    rollout = Path(path)
+    for pause in (0.0, *RETRY_PAUSES):
+        if pause:
+            time.sleep(pause)
+        try:
+            code = _scan(rollout, call_id)
+        except OSError:
+            return None
+        if code is not None:
+            return code
+    return None
+
+
+def _scan(rollout: Path, call_id: str) -> int | None:
+    """Read the rollout backwards from its end until the call's outcome or the call itself."""
+    needle = json.dumps(call_id).encode()
+    with rollout.open("rb") as stream:
+        size = stream.seek(0, 2)
+        for window in TAIL_WINDOWS:
+            start = max(0, size - window)
+            stream.seek(start)
+            lines = stream.read(size - start).split(b"\n")
+            if start:
+                lines = lines[1:]  # cut mid-line by the window
+            for line in reversed(lines):
+                if needle not in line:
+                    continue
+                code, is_call = _outcome(line, call_id)
+                if code is not None:
+                    return code
+                if is_call:
+                    return None  # nothing before the call can hold its outcome
+            if not start:
+                return None
+    return None
+
+
+def _outcome(line: bytes, call_id: str) -> tuple[int | None, bool]:
+    """``(exit code, is the call itself)`` for one rollout line that names ``call_id``."""
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None, False  # a line being written (torn) or not JSON
+    payload = entry.get("payload") if isinstance(entry, dict) else None
+    if not isinstance(payload, dict):
+        return None, False
+    kind = payload.get("type")
+    value: object = None
+    if entry.get("type") == "event_msg":
+        item = payload.get("item")
+        if kind == "item_completed" and isinstance(item, dict):
+            # 0.171.0: {"type": "CommandExecution", "id": call_id, "exit_code": N, ...}
+            if item.get("type") == "CommandExecution" and item.get("id") == call_id:
+                value = item.get("exit_code")
+        elif kind == "exec_command_end" and payload.get("call_id") == call_id:
+            value = payload.get("exit_code")  # the event older releases wrote
+    elif entry.get("type") == "response_item" and payload.get("call_id") == call_id:
+        if kind == "function_call_output":
+            from ..inspect.readers.codex import exit_code_of
+
+            value = exit_code_of(payload.get("output"))
+        elif kind in ("function_call", "local_shell_call", "custom_tool_call"):
+            return None, True
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, False
+    return None, False
 
 
 _HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Reply]] = {

@@ -14,11 +14,12 @@ from typing import BinaryIO
 
 from ..errors import InspectError
 from ..message import Message, Skips
-from . import claude_code, messages, pi
+from . import claude_code, codex, messages, pi
 from .base import MAX_RECORD, ByteSource, Reader
 
 READERS: dict[str, Reader] = {
     "claude-code": claude_code.read,
+    "codex": codex.read,
     "messages": messages.read,
     "openai": messages.read,
     "pi": pi.read,
@@ -73,6 +74,8 @@ def detect(head: bytes) -> str:
         return _generic(text)
     if text[:1] != b"{":
         raise InspectError("unknown_format", "the transcript is neither JSON nor JSON lines")
+    if codex.looks_like(text):
+        return "codex"
     lines = text.split(b"\n")
     for line in lines[:50]:
         if not line.strip():
@@ -87,6 +90,7 @@ def detect(head: bytes) -> str:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("type")
+        kind = kind if isinstance(kind, str) else None  # a list or object names no format
         if "messages" in obj or ("role" in obj and kind is None):
             return _generic(text)
         if kind in _PI_TYPES or (kind == "message" and isinstance(obj.get("message"), dict)):
