@@ -40,12 +40,15 @@ def ok(answer: dict[str, Any]) -> Any:
 def test_every_operation_of_the_issue_is_registered() -> None:
     assert default_registry().names() == [
         "brief",
+        "check_summary",
         "command_outcome",
         "guidance",
         "inspect",
         "loop_check",
         "ping",
         "record_event",
+        "restore",
+        "snapshot",
         "state_block",
         "version",
     ]

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ContextwardPlugin, LoopBrakeRefusal, contextwardHooks, toBridgeMessages } from "../dist/opencode/src/plugin.js";
+import { ContextwardPlugin, LoopBrakeRefusal, contextwardHooks, sinceLastSummary, toBridgeMessages } from "../dist/opencode/src/plugin.js";
 import { project } from "./helpers.mjs";
 
 const SESSION = [
@@ -25,23 +25,25 @@ const SESSION = [
 
 function fakeClient(messages = SESSION) {
   const asked = [];
-  return {
+  const client = {
     asked,
+    messages,
     session: {
       messages: async (options) => {
         asked.push(options.path.id);
-        return { data: messages };
+        return { data: client.messages };
       },
     },
   };
+  return client;
 }
 
-function plugin(t, options = {}) {
+function plugin(t, options = {}, messages = SESSION) {
   const { bridge, cwd } = project(t);
-  const client = fakeClient();
+  const client = fakeClient(messages);
   const built = contextwardHooks({ client, directory: cwd }, { bridge, ...options });
   t.after(() => built.bridge.close());
-  return { ...built, client };
+  return { ...built, client, project: { bridge, cwd } };
 }
 
 test("session messages become the bridge's generic messages", () => {
@@ -71,6 +73,75 @@ test("compaction gets the guidance and the state block appended to its prompt", 
   assert.match(output.context[0], /Never change the public API\./);
   assert.match(output.context[1], /^## Project state/);
   assert.equal(output.prompt, undefined, "never replaces OpenCode's own compaction prompt");
+});
+
+const KEPT = "Never push directly to the main branch.";
+const DROPPED = "Do not edit files under the migrations folder.";
+const OWNER = [{ info: { id: "msg_1", role: "user" }, parts: [{ type: "text", text: `We are building the OAuth login. ${KEPT} ${DROPPED}` }] }];
+
+/** The assistant message OpenCode's compaction writes (`summary: true`). */
+function summaryMessage(text, { completed = true } = {}) {
+  const time = { created: Date.now() + 1 };
+  if (completed) time.completed = time.created + 1;
+  return { info: { id: "msg_9", role: "assistant", summary: true, time }, parts: completed ? [{ type: "text", text }] : [] };
+}
+
+test("after a compaction the summary is checked, and what it dropped is in every system prompt", async (t) => {
+  const { hooks, client, bridge, project: where } = plugin(t, {}, [...OWNER]);
+  const context = { context: [] };
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, context);
+  assert.match(context.context[0], new RegExp(DROPPED));
+
+  // OpenCode's own summary request runs while its summary is still empty: no check yet.
+  client.messages = [...OWNER, summaryMessage("", { completed: false })];
+  const during = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, during);
+  assert.equal(during.system.length, 1);
+
+  // The summary keeps one constraint and drops the other.
+  client.messages = [...OWNER, summaryMessage(`## Objective\n- OAuth login.\n\n## Important Details\n- ${KEPT}\n`)];
+  for (const call of [1, 2]) {
+    const output = { system: [] };
+    await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, output);
+    assert.equal(output.system.length, 2, `model call ${call}`);
+    assert.match(output.system[0], /^## Project state/);
+    assert.match(output.system[1], /^contextward restore: the last compaction summary lost/);
+    assert.ok(output.system[1].includes(DROPPED) && !output.system[1].includes(KEPT));
+  }
+  // The check is stored: the bridge's restore for the session reflects it.
+  const restore = await bridge.request("restore", { session_id: "ses_1" });
+  assert.equal(restore.checked, true);
+  // Another session gets nothing.
+  const other = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, other);
+  assert.equal(other.system.length, 1);
+  // A later OpenCode process (`opencode run --continue`) finds the block in the store.
+  const next = contextwardHooks({ client: fakeClient([]), directory: where.cwd }, { bridge: where.bridge });
+  t.after(() => next.bridge.close());
+  const resumed = { system: [] };
+  await next.hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, resumed);
+  assert.equal(resumed.system.length, 2);
+  assert.ok(resumed.system[1].includes(DROPPED));
+});
+
+test("session.compacted checks the summary even when no model call follows", async (t) => {
+  const { hooks, client, bridge } = plugin(t, { disable: ["state"] }, [...OWNER]);
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, { context: [] });
+  client.messages = [...OWNER, summaryMessage(`- ${KEPT}`)];
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
+  const restore = await bridge.request("restore", { session_id: "ses_1" });
+  assert.equal(restore.checked, true);
+  assert.ok(restore.text.includes(DROPPED));
+  const output = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, output);
+  assert.deepEqual(output.system, [restore.text]);
+});
+
+test("a compaction inspects only the messages since the last summary", () => {
+  const summary = summaryMessage("old summary");
+  const later = { info: { id: "msg_10", role: "user" }, parts: [{ type: "text", text: "next" }] };
+  assert.deepEqual(sinceLastSummary([...OWNER, summary, later]), [summary, later]);
+  assert.deepEqual(sinceLastSummary(OWNER), OWNER);
 });
 
 test("the loop brake throws on the third identical failing bash command", async (t) => {

@@ -149,6 +149,61 @@ test("the brief is injected before the first prompt, and again only after a comp
   await pi.fire("session_shutdown", { reason: "quit" }, ctx);
 });
 
+const KEPT = "Never push directly to the main branch.";
+const DROPPED = "Do not edit files under the migrations folder.";
+
+test("after a compaction pi's summary is checked, and what it dropped comes back once", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  // pi's summarizer keeps one of the owner's constraints and drops the other.
+  fns.compact = async (preparation) => ({ summary: `## Goal\nOAuth login.\n\n## Constraints & Preferences\n- ${KEPT}\n`, firstKeptEntryId: preparation.firstKeptEntryId, tokensBefore: 1 });
+  const { bridge } = project(t);
+  const client = registerContextward(pi, fns, { bridge, disable: ["provider"] });
+  t.after(() => client.close());
+  const ctx = fakeContext();
+  await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, ctx);
+  const event = compactEvent(undefined);
+  event.preparation.messagesToSummarize = [{ role: "user", content: `We are building the OAuth login. ${KEPT} ${DROPPED}`, timestamp: 1 }];
+  const { compaction } = await pi.fire("session_before_compact", event, ctx);
+  await pi.fire("session_compact", { compactionEntry: { type: "compaction", summary: compaction.summary }, fromExtension: true }, ctx);
+
+  // The report is stored against the snapshot this compaction took.
+  const report = await client.request("check_summary", { summary: compaction.summary, session_id: "pi-session-1" });
+  assert.equal(report.checked, true);
+  assert.ok(report.findings.some((f) => f.status === "lost"));
+
+  // An overflow retry (no before_agent_start) gets the block appended to its context.
+  const prompt = { role: "user", content: "go on", timestamp: 2 };
+  const retried = await pi.fire("context", { messages: [{ role: "compactionSummary", summary: "s", tokensBefore: 1, timestamp: 1 }, prompt] }, ctx);
+  assert.equal(retried.messages.length, 3);
+  assert.equal(retried.messages[1].customType, "contextward", "just before the owner's prompt");
+  assert.match(retried.messages[1].content, /^contextward restore:/);
+  assert.deepEqual(retried.messages[2], prompt);
+
+  const after = await pi.fire("before_agent_start", { prompt: "what next?", systemPrompt: "" }, ctx);
+  const content = after.message.content;
+  assert.match(content, /^contextward restore: the last compaction summary lost or changed/);
+  assert.ok(content.includes(DROPPED), "the dropped constraint comes back verbatim");
+  assert.ok(!content.includes(KEPT), "a preserved constraint is not injected again");
+  assert.match(content, /\n\n## contextward brief/);
+  assert.ok(!content.includes("still in force"), "the brief leaves the restore to the block");
+  // Delivered for good: neither the next prompt nor the next model call gets it again.
+  assert.equal(await pi.fire("before_agent_start", { prompt: "next", systemPrompt: "" }, ctx), undefined);
+  assert.equal(await pi.fire("context", { messages: [] }, ctx), undefined);
+});
+
+test("a compaction that pi ran natively (contextward took no snapshot) restores nothing", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const ctx = fakeContext();
+  await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, ctx);
+  await pi.fire("session_compact", { compactionEntry: { type: "compaction", summary: "## Goal\nx" }, fromExtension: false }, ctx);
+  const after = await pi.fire("before_agent_start", { prompt: "next", systemPrompt: "" }, ctx);
+  assert.match(after.message.content, /^## contextward brief/);
+});
+
 test("a missing bridge fails open: pi compacts and runs tools as if we were not there", async (t) => {
   const pi = fakePi();
   const { calls, fns } = fakeFunctions();
@@ -162,6 +217,9 @@ test("a missing bridge fails open: pi compacts and runs tools as if we were not 
     assert.equal(await pi.fire("session_before_compact", compactEvent(""), ctx), undefined);
     assert.equal(await pi.fire("tool_call", { toolName: "bash", toolCallId: "c", input: { command: "ls" } }, ctx), undefined);
     assert.equal(await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, ctx), undefined);
+    await pi.fire("session_compact", { compactionEntry: { type: "compaction", summary: "## Goal\nx" }, fromExtension: false }, ctx);
+    assert.equal(await pi.fire("before_agent_start", { prompt: "again", systemPrompt: "" }, ctx), undefined);
+    assert.equal(await pi.fire("context", { messages: [] }, ctx), undefined);
   } finally {
     console.error = original;
   }
@@ -186,6 +244,7 @@ test("the entry point loads with pi's real package and registers every handler",
   extension(pi);
   assert.deepEqual([...pi.handlers.keys()].sort(), [
     "before_agent_start",
+    "context",
     "session_before_compact",
     "session_compact",
     "session_shutdown",

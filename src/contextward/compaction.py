@@ -1,6 +1,7 @@
 """The compaction loop: snapshot before, check after, restore what was lost.
 
     capture(store, messages)  -> inspection + snapshot (stored) + guidance text
+    capture_inspection(store, result, decisions) -> the same for an inspection a host reviewed
     check_summary(store, summary) -> report of the summary against that snapshot (stored)
     brief.restore.plan_restore(store) -> the lost or changed critical items, verbatim
 
@@ -21,7 +22,14 @@ from pathlib import Path
 
 from .brief.restore import RestorePlan, plan_restore, render_restore, snapshot_from
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
-from .inspect import InspectionResult, Message, build_guidance, inspect_messages, snapshot_of
+from .inspect import (
+    InspectionResult,
+    Message,
+    ReviewDecision,
+    build_guidance,
+    inspect_messages,
+    snapshot_of,
+)
 from .redact import mask
 from .state import StateError, StateProject, decision_rows
 from .store import Record, Store
@@ -32,6 +40,7 @@ __all__ = [
     "CheckOutcome",
     "RestorePlan",
     "capture",
+    "capture_inspection",
     "check_summary",
     "messages_since_compaction",
     "plan_restore",
@@ -106,18 +115,40 @@ def capture(
     ``root`` names the project whose record joins the snapshot (default: the store's).
     """
     result = inspect_messages(messages_since_compaction(messages))
+    return capture_inspection(store, result, session_id=session_id, label=label, env=env, root=root)
+
+
+def capture_inspection(
+    store: Store,
+    result: InspectionResult,
+    decisions: Iterable[ReviewDecision] = (),
+    *,
+    reviewed: bool = True,
+    session_id: str | None = None,
+    label: str = "",
+    env: Mapping[str, str] | None = None,
+    root: Path | None = None,
+) -> Capture:
+    """Store the snapshot of an inspection the host already ran (and may have reviewed).
+
+    ``decisions`` are the owner's review answers; items nobody decided are kept
+    (the conservative answer). Raises ``InspectError("unknown_candidate")`` for
+    a decision naming no candidate.
+    """
+    chosen = tuple(decisions)
     extra = project_items(store, root or store.root, env=env)
     previous = snapshot_from(store.snapshots.latest(session_id=session_id)) if session_id else None
     if previous is not None:
         extra += [item for item in previous.items if item.critical]
-    snapshot = _deduplicated(snapshot_of(result, extra=extra))
+    snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     record = store.snapshots.add(snapshot.to_dict(), label=label, session_id=session_id)
     store.inspections.add(
         {"snapshot_seq": record.seq, "messages": result.messages, "counts": result.counts()},
         label=label,
         session_id=session_id,
     )
-    return Capture(result, snapshot, record, _guidance(result, snapshot))
+    guidance = _guidance(result, snapshot, chosen, reviewed=reviewed)
+    return Capture(result, snapshot, record, guidance)
 
 
 def check_summary(
@@ -136,7 +167,9 @@ def check_summary(
     snapshot = snapshot_from(record)
     if record is None or snapshot is None:
         return None
-    report = verify_context(snapshot, summary_text(summary), FactsVerifier())
+    # Snapshot items are stored masked: a summary that kept a secret-bearing item
+    # verbatim must match it, so it is checked masked too.
+    report = verify_context(snapshot, mask(summary_text(summary)), FactsVerifier())
     stored = store.check_reports.add(
         {"snapshot_seq": record.seq, "source": source, "report": report.to_dict()},
         label=source,
@@ -165,8 +198,14 @@ def _deduplicated(snapshot: Snapshot) -> Snapshot:
     return Snapshot(tuple(items))
 
 
-def _guidance(result: InspectionResult, snapshot: Snapshot) -> str:
-    text = build_guidance(result).text()
+def _guidance(
+    result: InspectionResult,
+    snapshot: Snapshot,
+    decisions: tuple[ReviewDecision, ...] = (),
+    *,
+    reviewed: bool = True,
+) -> str:
+    text = build_guidance(result, decisions, reviewed=reviewed).text()
     inspected = {c.id for c in result.candidates}
     extra = [item for item in snapshot.items if item.id not in inspected and item.critical]
     if extra:

@@ -41,12 +41,7 @@ OFFLINE_ENV = {
     "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
     "OPENCODE_DISABLE_SHARE": "1",
 }
-
-DROPPED_NOT_RESTORED = pytest.mark.xfail(
-    reason="waiting for the bridge: after compaction the plugin adds only the state block; "
-    "nothing checks the summary or restores what it dropped (docs/hosts/opencode.md)",
-    strict=False,
-)
+RESTORE = "contextward restore:"
 
 
 @pytest.fixture(scope="module")
@@ -193,15 +188,29 @@ def test_automatic_compaction_gets_the_guidance(opencode: Callable[..., OpenCode
     assert KEPT in request_text(following)  # OpenCode carries its summary on
 
 
-@DROPPED_NOT_RESTORED
+def system_text(request: dict[str, Any]) -> str:
+    messages = request["body"].get("messages") or []
+    return "\n".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+
+
 def test_after_compaction_what_the_summary_dropped_comes_back(
     opencode: Callable[..., OpenCodeRun],
 ) -> None:
     run = opencode(summary=SUMMARY)
     outcome = run.prompt(OWNER_PROMPT).prompt("HUGE_USAGE BASH: echo one").run()
 
-    following = outcome.after(guided_compaction(outcome))
-    assert DROPPED in request_text(following), "the dropped constraint did not come back"
+    compaction = guided_compaction(outcome)
+    following = outcome.after(compaction)
+    system = system_text(following)
+    assert RESTORE in system, "no restore block in the system prompt after compaction"
+    restore = system.split(RESTORE, 1)[1]
+    assert DROPPED in restore, "the dropped constraint did not come back"
+    assert KEPT not in restore, "a kept constraint was restored"
+    assert RESTORE not in system_text(compaction), "restored before the summary was checked"
+    # The check was stored against the snapshot the guidance came from.
+    (report,) = store_rows(run.s, "check_reports")
+    (snapshot,) = store_rows(run.s, "snapshots")
+    assert json.loads(report["data"])["snapshot_seq"] == snapshot["seq"], report
 
 
 def test_session_idle_is_recorded_before_the_plugin_is_disposed(
@@ -231,3 +240,6 @@ def test_overflow_error_compaction_gets_the_guidance(opencode: Callable[..., Ope
     assert too_long and too_long[0]["n"] < compaction["n"]
     retried = outcome.after(compaction)  # OpenCode retries the prompt after compacting
     assert "TOO_LONG then go on" in retried["prompt"] and retried["kind"] == "text"
+    # The retried prompt already carries what the summary dropped.
+    assert RESTORE in system_text(retried)
+    assert DROPPED in system_text(retried).split(RESTORE, 1)[1]

@@ -2,9 +2,13 @@
  * contextward for OpenCode: translate OpenCode's hooks into bridge requests
  * (docs/hosts/opencode.md).
  *
- * - experimental.chat.system.transform: the state block, pushed to the system prompt.
- * - experimental.session.compacting: guidance from the session's messages, and the
- *   state block, appended to OpenCode's own compaction prompt (`output.context`).
+ * - experimental.chat.system.transform: the state block, pushed to the system prompt;
+ *   after a compaction, also the restore block (what the summary lost, verbatim).
+ * - experimental.session.compacting: the snapshot of the session's messages is stored;
+ *   its guidance and the state block are appended to OpenCode's own compaction prompt
+ *   (`output.context`).
+ * - event session.compacted (or the first model call after the summary is written):
+ *   OpenCode's summary is checked against that snapshot, and the restore block fetched.
  * - tool.execute.before (bash): the loop brake (throwing blocks the call);
  *   tool.execute.after (bash): the outcome it counts.
  * - event session.idle: auto-log; session.created: the session starts.
@@ -57,27 +61,90 @@ export function contextwardHooks(
   };
   const hooks: Hooks = {};
 
-  if (!off.has("state")) {
+  // The compaction loop, per session: the snapshot taken before OpenCode summarises,
+  // the check of its summary (once, memoised while in flight), and the restore block
+  // that check produced. OpenCode rebuilds the system prompt for every model call and
+  // never stores it, so the block goes into each call until the next compaction.
+  const pending = new Map<string, { seq: number; since: number }>();
+  const settling = new Map<string, Promise<void>>();
+  const restoreText = new Map<string, string>();
+
+  /** Check the summary of the compaction in progress, once it is written; fail open. */
+  const settle = (sessionID: string, final: boolean): Promise<void> => {
+    const running = settling.get(sessionID);
+    if (running) return running;
+    const entry = pending.get(sessionID);
+    if (!entry) return Promise.resolve();
+    const promise = failOpen(
+      "summary check",
+      async () => {
+        const summary = await compactionSummary(input.client, sessionID, entry.since, final);
+        if (summary === undefined) return; // still being written
+        pending.delete(sessionID);
+        if (!summary) return; // the compaction failed: nothing to check
+        const checked = await bridge.request<{ checked: boolean }>("check_summary", {
+          summary,
+          session_id: sessionID,
+          snapshot_seq: entry.seq,
+          label: "opencode",
+        });
+        if (!checked.checked) return;
+        const restore = await bridge.request<{ text: string }>("restore", { session_id: sessionID });
+        restoreText.set(sessionID, restore.text);
+      },
+      undefined,
+      log,
+    ).finally(() => settling.delete(sessionID));
+    settling.set(sessionID, promise);
+    return promise;
+  };
+
+  if (!off.has("state") || !off.has("compaction")) {
     hooks["experimental.chat.system.transform"] = async (hookInput, output) => {
-      const text = await stateBlock(hookInput.sessionID);
-      if (text) output.system.push(text);
+      const sessionID = hookInput.sessionID;
+      if (!off.has("state")) {
+        const text = await stateBlock(sessionID);
+        if (text) output.system.push(text);
+      }
+      if (off.has("compaction") || !sessionID) return;
+      if (pending.has(sessionID) || settling.has(sessionID)) await settle(sessionID, false);
+      if (!restoreText.has(sessionID) && !pending.has(sessionID)) {
+        // A session this process has not seen (`opencode run --continue` starts a new
+        // one): what an earlier compaction of it lost is in the store.
+        const stored = await failOpen(
+          "restore",
+          () => bridge.request<{ text: string }>("restore", { session_id: sessionID }),
+          undefined,
+          log,
+        );
+        restoreText.set(sessionID, stored?.text ?? "");
+      }
+      const restore = restoreText.get(sessionID);
+      if (restore) output.system.push(restore);
     };
   }
 
   if (!off.has("compaction")) {
     hooks["experimental.session.compacting"] = async (hookInput, output) => {
-      const guidance = await failOpen(
-        "compaction guidance",
+      const sessionID = hookInput.sessionID;
+      const since = Date.now();
+      const taken = await failOpen(
+        "compaction snapshot",
         async () => {
-          const messages = await sessionMessages(input.client, hookInput.sessionID);
+          const messages = await sessionMessages(input.client, sessionID);
           if (messages.length === 0) return undefined;
-          return bridge.request<{ text: string }>("guidance", { messages, session_id: hookInput.sessionID }, { timeoutMs: 30_000 });
+          return bridge.request<{ text: string; snapshot_seq: number }>(
+            "snapshot",
+            { messages, session_id: sessionID, label: "opencode" },
+            { timeoutMs: 30_000 },
+          );
         },
         undefined,
         log,
       );
-      if (guidance?.text) output.context.push(guidance.text);
-      const text = await stateBlock(hookInput.sessionID);
+      if (taken) pending.set(sessionID, { seq: taken.snapshot_seq, since });
+      if (taken?.text) output.context.push(taken.text);
+      const text = await stateBlock(sessionID);
       if (text) output.context.push(text);
     };
   }
@@ -113,14 +180,28 @@ export function contextwardHooks(
   // session.idle is being recorded, and dispose must not cut that request off.
   const inflight = new Set<Promise<unknown>>();
 
-  if (!off.has("lifecycle")) {
+  if (!off.has("lifecycle") || !off.has("compaction")) {
     hooks.event = async ({ event }) => {
-      const kind =
-        event.type === "session.idle" ? "session_idle" : event.type === "session.created" ? "session_start" : undefined;
-      if (!kind) return;
       const properties = event.properties as { sessionID?: unknown; info?: { id?: unknown } };
       const sessionID = typeof properties.sessionID === "string" ? properties.sessionID : properties.info?.id;
       if (typeof sessionID !== "string") return;
+      if (event.type === "session.compacted") {
+        if (off.has("compaction")) return;
+        // A model call may have started the check before the summary was complete:
+        // then it is this event's turn.
+        const checked = settle(sessionID, true).then(() => (pending.has(sessionID) ? settle(sessionID, true) : undefined));
+        inflight.add(checked);
+        try {
+          await checked;
+        } finally {
+          inflight.delete(checked);
+        }
+        return;
+      }
+      if (off.has("lifecycle")) return;
+      const kind =
+        event.type === "session.idle" ? "session_idle" : event.type === "session.created" ? "session_start" : undefined;
+      if (!kind) return;
       const recorded = failOpen(
         kind,
         () => bridge.request("record_event", { event: kind, session_id: sessionID, host: "opencode" }),
@@ -149,10 +230,46 @@ export const ContextwardPlugin: Plugin = async (input) => contextwardHooks(input
 /** The session's messages in the bridge's generic shape (DESIGN.md "Messages in"). */
 export async function sessionMessages(client: PluginInput["client"], sessionID: string): Promise<BridgeMessage[]> {
   const response = await client.session.messages({ path: { id: sessionID } });
-  return toBridgeMessages(response.data ?? []);
+  return toBridgeMessages(sinceLastSummary(response.data ?? []));
 }
 
-type SessionMessage = { info: { id: string; role: string }; parts: { type: string; [key: string]: unknown }[] };
+type SessionMessage = {
+  info: { id: string; role: string; summary?: unknown; error?: unknown; time?: { created?: number; completed?: number } };
+  parts: { type: string; [key: string]: unknown }[];
+};
+
+/** The messages from the last compaction summary on: OpenCode keeps the ones before it. */
+export function sinceLastSummary<T extends SessionMessage>(messages: readonly T[]): T[] {
+  let start = 0;
+  messages.forEach((message, index) => {
+    if (message.info.role === "assistant" && message.info.summary === true) start = index;
+  });
+  return messages.slice(start);
+}
+
+/**
+ * The text of the summary a compaction started at `since` wrote: undefined while it is
+ * still being written (unless `final`), "" when the compaction failed.
+ */
+export async function compactionSummary(
+  client: PluginInput["client"],
+  sessionID: string,
+  since: number,
+  final: boolean,
+): Promise<string | undefined> {
+  const response = await client.session.messages({ path: { id: sessionID } });
+  const messages: readonly SessionMessage[] = response.data ?? [];
+  const summary = [...messages]
+    .reverse()
+    .find((m) => m.info.role === "assistant" && m.info.summary === true && (m.info.time?.created ?? 0) >= since);
+  if (!summary) return final ? "" : undefined;
+  if (summary.info.error) return "";
+  if (!final && typeof summary.info.time?.completed !== "number") return undefined;
+  return summary.parts
+    .filter((part) => part.type === "text" && typeof part.text === "string" && part.synthetic !== true)
+    .map((part) => part.text as string)
+    .join("\n");
+}
 
 export function toBridgeMessages(messages: readonly SessionMessage[]): BridgeMessage[] {
   const out: BridgeMessage[] = [];

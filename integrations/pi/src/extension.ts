@@ -3,8 +3,11 @@
  *
  * - session_before_compact: inspect the messages about to be summarized (the host's
  *   model may answer provider requests), let the owner review uncertain items when
- *   there is a UI (else keep them), and hand the guidance to pi's own `compact()`.
- * - before_agent_start: the brief, once per session and again after a compaction.
+ *   there is a UI (else keep them), store the snapshot of what must survive, and hand
+ *   its guidance to pi's own `compact()`.
+ * - session_compact: check pi's summary against that snapshot (the report is stored).
+ * - before_agent_start: the brief, once per session; after a compaction, the restore
+ *   block (what the summary lost or changed, verbatim) and the brief again.
  * - tool_call (bash): the loop brake; tool_result (bash): the outcome it counts.
  * - session_start / session_shutdown: the session lifecycle (auto-log).
  *
@@ -14,6 +17,7 @@
 
 import type {
   BeforeAgentStartEventResult,
+  ContextEvent,
   ExtensionAPI,
   ExtensionContext,
   SessionBeforeCompactEvent,
@@ -67,8 +71,9 @@ interface Inspection {
   candidates: Candidate[];
 }
 
-interface GuidanceResult {
+interface SnapshotResult {
   text: string;
+  snapshot_seq: number;
   counts: { [action: string]: number };
 }
 
@@ -108,25 +113,91 @@ export function registerContextward(
     });
   }
 
-  if (!off.has("brief")) {
-    pi.on("session_compact", async () => {
+  // After a compaction: the check of pi's summary (in flight or done) and the restore
+  // block it produced, delivered once with the next prompt.
+  let snapshotSeq: number | undefined;
+  let settling: Promise<void> | undefined;
+  let restoreText = "";
+  let afterCompaction = false;
+
+  /** Check pi's summary against the snapshot, then fetch the restore block; fail open. */
+  const settle = async (summary: unknown, session: string, taken: number | undefined): Promise<void> => {
+    if (typeof summary !== "string" || !summary.trim()) return;
+    await failOpen(
+      "summary check",
+      async () => {
+        const fields: { [key: string]: unknown } = { summary, session_id: session, label: "pi" };
+        if (taken !== undefined) fields.snapshot_seq = taken;
+        const checked = await client.request<{ checked: boolean }>("check_summary", fields);
+        if (!checked.checked) return;
+        const restore = await client.request<{ text: string }>("restore", { session_id: session });
+        restoreText = restore.text;
+      },
+      undefined,
+      log,
+    );
+  };
+
+  if (!off.has("compaction") || !off.has("brief")) {
+    pi.on("session_compact", async (event, ctx) => {
       briefDue = true;
       briefDigest = undefined;
+      afterCompaction = true;
+      if (off.has("compaction")) return undefined;
+      const taken = snapshotSeq;
+      snapshotSeq = undefined;
+      settling = settle(event.compactionEntry.summary, sessionId(ctx), taken);
+      await settling;
       return undefined;
     });
+  }
+
+  if (!off.has("brief") || !off.has("compaction")) {
     pi.on("before_agent_start", async (_event, ctx): Promise<BeforeAgentStartEventResult | undefined> => {
-      if (!briefDue) return undefined;
-      const brief = await failOpen(
-        "brief",
-        () => client.request<{ text: string; digest: string; changed: boolean }>("brief", { session_id: sessionId(ctx), digest: briefDigest }),
-        undefined,
-        log,
-      );
-      if (!brief) return undefined;
-      briefDue = false;
-      briefDigest = brief.digest;
-      if (!brief.changed || !brief.text) return undefined;
-      return { message: { customType: CUSTOM_TYPE, content: brief.text, display: false } };
+      if (settling) await settling;
+      settling = undefined;
+      const parts: string[] = [];
+      if (restoreText) parts.push(restoreText);
+      restoreText = "";
+      const after = afterCompaction;
+      afterCompaction = false;
+      if (!off.has("brief") && briefDue) {
+        const brief = await failOpen(
+          "brief",
+          () =>
+            client.request<{ text: string; digest: string; changed: boolean }>("brief", {
+              session_id: sessionId(ctx),
+              digest: briefDigest,
+              // The restore block carries what the summary lost: not twice.
+              after_compaction: after && !off.has("compaction"),
+            }),
+          undefined,
+          log,
+        );
+        if (brief) {
+          briefDue = false;
+          briefDigest = brief.digest;
+          if (brief.changed && brief.text) parts.push(brief.text);
+        }
+      }
+      if (parts.length === 0) return undefined;
+      return { message: { customType: CUSTOM_TYPE, content: parts.join("\n\n"), display: false } };
+    });
+  }
+
+  if (!off.has("compaction")) {
+    // pi retries an overflowed prompt with agent.continue(), which fires no
+    // before_agent_start: until the next prompt delivers the restore block for good,
+    // each model call gets it (not persisted), just before the owner's last prompt so
+    // that the prompt stays the last thing the owner said.
+    pi.on("context", async (event): Promise<{ messages: ContextEvent["messages"] } | undefined> => {
+      if (settling) await settling;
+      if (!restoreText) return undefined;
+      const restore = { role: "custom" as const, customType: CUSTOM_TYPE, content: restoreText, display: false, timestamp: Date.now() };
+      const messages = [...event.messages];
+      const last = messages.map((message) => message.role).lastIndexOf("user");
+      messages.splice(Math.max(last, 0), 0, restore);
+      return { messages };
     });
   }
 
@@ -183,11 +254,14 @@ export function registerContextward(
             active = undefined;
           }
           const decisions = await review(ctx, inspection, options.maxReviewQuestions ?? 5);
-          const guidance = await client.request<GuidanceResult>(
-            "guidance",
-            { inspection_id: inspection.inspection_id, decisions },
+          // The snapshot of what must survive is stored before pi summarises; its
+          // guidance goes to pi's summarizer and session_compact checks the result.
+          const guidance = await client.request<SnapshotResult>(
+            "snapshot",
+            { inspection_id: inspection.inspection_id, decisions, session_id: sessionId(ctx), label: "pi" },
             { signal: event.signal },
           );
+          snapshotSeq = guidance.snapshot_seq;
           if (!guidance.text.trim()) return undefined;
           const instructions = [event.customInstructions, guidance.text].filter((part) => part && part.trim()).join("\n\n");
           const compaction = await fns.compact(

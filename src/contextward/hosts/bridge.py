@@ -162,6 +162,7 @@ class Bridge:
         self._write_lock = threading.Lock()
         self._calls: dict[RequestId, _Call] = {}
         self._running = 0
+        self._writing = 0  # answers being encoded or written right now
         self._waiters: dict[str, _Waiter] = {}
         self._provider_ids = itertools.count(1)
         self._output_closed = False
@@ -201,7 +202,7 @@ class Bridge:
             waiter.event.set()
         with self._idle:
             # Every call has a timer, so this ends by the last deadline at the latest.
-            while self._calls:
+            while self._calls or self._writing:
                 self._idle.wait(0.1)
         self._queue.put(None)
 
@@ -354,7 +355,18 @@ class Bridge:
                 return False
             call.answered = True
             self._forget(call)
-            self._idle.notify_all()
+            # ``close`` waits for this too: end of input must never return (and the
+            # process exit) while an answer is still being encoded or written.
+            self._writing += 1
+        try:
+            self._write(self._encoded(call, frame))
+        finally:
+            with self._lock:
+                self._writing -= 1
+                self._idle.notify_all()
+        return True
+
+    def _encoded(self, call: _Call, frame: dict[str, Any]) -> bytes:
         try:
             data = encode(frame)
         except (TypeError, ValueError):
@@ -367,8 +379,7 @@ class Bridge:
                 "result_too_large", f"result exceeds the {MAX_FRAME_BYTES}-byte frame cap"
             )
             data = encode(self._failure_frame(call, failure))
-        self._write(data)
-        return True
+        return data
 
     def _forget(self, call: _Call) -> None:
         # Called with the lock held. An answered id is free for reuse at once;

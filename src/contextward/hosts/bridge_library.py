@@ -1,5 +1,6 @@
-"""Bridge operations backed by the library: inspection, guidance, the loop brake, the
-brief, the state block and the session lifecycle.
+"""Bridge operations backed by the library: inspection, guidance, the compaction loop
+(snapshot, check, restore), the loop brake, the brief, the state block and the session
+lifecycle.
 
 Owns: checking each operation's arguments, calling one library function, and
 making its value JSON-safe; the host-model adapter of provider mode
@@ -24,7 +25,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..brief import render_brief
+from ..brief.restore import plan_restore, render_restore
 from ..brief.state_block import state_block as render_state_block
+from ..compaction import capture_inspection
+from ..compaction import check_summary as check_against_snapshot
 from ..guard.loops import check, record_outcome
 from ..inspect import (
     MEMORY_KINDS,
@@ -76,6 +80,93 @@ def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str,
         "inspection_id": inspection_id,
         "mode": result.mode,
         "counts": result.counts(),
+    }
+
+
+# -- the compaction loop: snapshot before, check after, restore what was lost ----
+
+
+def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
+    """Before a compaction: store the snapshot of what must survive; return the guidance.
+
+    Takes what ``guidance`` takes (``messages``, ``transcript_path`` or the
+    ``inspection_id`` the host reviewed, and its ``decisions``), plus ``session_id``.
+    Items nobody decided are kept, the conservative answer.
+    """
+    result, inspection_id = _inspection(request, context)
+    raw = request.get("decisions")
+    decisions = parse_decisions(raw) if raw is not None else ()
+    session_id = _session(request)
+    with Store.open(project_root()) as store:
+        taken = capture_inspection(
+            store,
+            result,
+            decisions,
+            reviewed=raw is not None,
+            session_id=session_id,
+            label=_label(request),
+        )
+    return {
+        "text": mask(taken.guidance),
+        "snapshot_seq": taken.record.seq,
+        "items": len(taken.snapshot.items),
+        "critical": sum(1 for item in taken.snapshot.items if item.critical),
+        "inspection_id": inspection_id,
+        "mode": result.mode,
+        "counts": result.counts(),
+    }
+
+
+def check_summary(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
+    """After a compaction: check the host's summary against the snapshot; the report is stored.
+
+    The snapshot is ``snapshot_seq`` when given, else the session's latest.
+    ``checked`` is false when there is no snapshot to check against.
+    """
+    summary = request.get("summary")
+    if not isinstance(summary, str):
+        raise OperationError("invalid_request", "field 'summary' must be a string")
+    seq = request.get("snapshot_seq")
+    if seq is not None and type(seq) is not int:
+        raise OperationError("invalid_request", "field 'snapshot_seq' must be an integer")
+    session_id = _session(request)
+    with Store.open(project_root()) as store:
+        record = store.snapshots.get(seq) if seq is not None else None
+        if seq is not None and record is None:
+            raise OperationError("invalid_request", "unknown snapshot_seq")
+        if record is None and session_id is not None:
+            # Never check one session's summary against another session's snapshot.
+            record = store.snapshots.latest(session_id=session_id)
+            if record is None:
+                return {"checked": False}
+        outcome = check_against_snapshot(
+            store,
+            summary,
+            session_id=session_id,
+            source=_label(request) or "bridge",
+            snapshot_record=record,
+        )
+    if outcome is None:
+        return {"checked": False}
+    return {"checked": True, "snapshot_seq": outcome.snapshot_seq, **outcome.report.to_dict()}
+
+
+def restore(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
+    """The restore block of the session's latest snapshot: empty when nothing was lost.
+
+    When the snapshot was never checked, every critical item is restated (the
+    conservative answer). A session without a snapshot gets nothing.
+    """
+    session_id = _session(request)
+    with Store.open(project_root()) as store:
+        if session_id is not None and store.snapshots.latest(session_id=session_id) is None:
+            return {"text": "", "items": 0, "checked": False, "snapshot_seq": None}
+        plan = plan_restore(store, session_id=session_id)
+    return {
+        "text": mask(render_restore(plan)),
+        "items": len(plan.items),
+        "checked": plan.checked,
+        "snapshot_seq": plan.snapshot_seq,
     }
 
 
@@ -241,13 +332,22 @@ def command_outcome(request: Mapping[str, Any], context: OperationContext) -> di
 
 
 def brief(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
-    """The session brief (bounded, masked); ``changed`` is false when ``digest`` still matches."""
+    """The session brief (bounded, masked); ``changed`` is false when ``digest`` still matches.
+
+    With ``after_compaction`` the restore and owner-statement sections are left
+    out, as after a Claude Code compaction: the restore block and the summary
+    carry them, and an item must not come back twice.
+    """
     previous = request.get("digest")
+    after = request.get("after_compaction", False)
+    if not isinstance(after, bool):
+        raise OperationError("invalid_request", "field 'after_compaction' must be a boolean")
     with Store.open(project_root()) as store:
         rendered = render_brief(store, session_id=_session(request))
     changed = rendered.digest != previous
+    text = rendered.without("owner_statements", "restore") if after else rendered.text
     return {
-        "text": mask(rendered.text) if changed else "",
+        "text": mask(text) if changed else "",
         "digest": rendered.digest,
         "changed": changed,
     }
@@ -305,6 +405,15 @@ def _seconds(request: Mapping[str, Any], name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
         raise OperationError("invalid_request", f"field '{name}' must be a positive number")
     return float(value) / 1000.0
+
+
+def _label(request: Mapping[str, Any]) -> str:
+    value = request.get("label")
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > 100:
+        raise OperationError("invalid_request", "field 'label' must be a short string")
+    return value
 
 
 def _session(request: Mapping[str, Any]) -> str | None:

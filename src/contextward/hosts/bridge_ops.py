@@ -30,12 +30,15 @@ def default_registry() -> Registry:
     """Every operation of protocol v1; keep the lines sorted by name."""
     registry = Registry()
     registry.add("brief", library("brief"))
+    registry.add("check_summary", library("check_summary"))
     registry.add("command_outcome", library("command_outcome"))
     registry.add("guidance", library("guidance"))
     registry.add("inspect", library("inspect"))
     registry.add("loop_check", library("loop_check"))
     registry.add("ping", ping)
     registry.add("record_event", library("record_event"))
+    registry.add("restore", library("restore"))
+    registry.add("snapshot", library("snapshot"))
     registry.add("state_block", library("state_block"))
     registry.add("version", lambda request, context: version(registry))
     return registry
