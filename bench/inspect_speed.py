@@ -36,7 +36,7 @@ _ENVELOPE = {
     "parentUuid": "6f1c2d0e-8a41-4c55-9d3e-1b7f2a9c0e11",
     "isSidechain": False,
     "userType": "external",
-    "cwd": "/home/dev/projects/billing-service",
+    "cwd": "/srv/dev/projects/billing-service",
     "sessionId": "0c9a7e52-3b1d-4f7a-a2c4-5d8e9f0a1b2c",
     "version": "2.1.240",
     "gitBranch": "feature/oauth-login",

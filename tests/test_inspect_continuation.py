@@ -23,7 +23,7 @@ from contextward.inspect import (
 from contextward.inspect.continuation import is_continuation, summary_units
 
 TRANSCRIPT_PATH = (
-    "/home/dev/.claude/projects/-home-dev-shop/0b6f2c1e-5d4a-4b7e-9c21-8f3e1a2b4c5d.jsonl"
+    "/srv/dev/.claude/projects/-srv-dev-shop/0b6f2c1e-5d4a-4b7e-9c21-8f3e1a2b4c5d.jsonl"
 )
 PREAMBLE = (
     "This session is being continued from a previous conversation that ran out of context. "
@@ -78,7 +78,7 @@ SUMMARY = f"{PREAMBLE}\n\n{SUMMARY_BODY}\n\n{DETAILS}\n{CONTINUE}"
 _ENVELOPE = {
     "isSidechain": False,
     "userType": "external",
-    "cwd": "/home/dev/shop",
+    "cwd": "/srv/dev/shop",
     "sessionId": "0b6f2c1e-5d4a-4b7e-9c21-8f3e1a2b4c5d",
     "version": "2.1.240",
     "gitBranch": "feature/rate-limit",

@@ -30,12 +30,7 @@ HOST = "claude"
 
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """The stdout for one payload ('' for none)."""
-    event = payload["hook_event_name"]
-    handler = HANDLERS.get(event)
-    if handler is None or hooks.switched_off(event, env):
-        return ""
-    session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
-    return render(event, handler(session, payload))
+    return hooks.dispatch(payload, env, host=HOST, handlers=HANDLERS, render=render)
 
 
 def render(event: str, reply: Reply) -> str:
@@ -62,17 +57,12 @@ def run(
     return run_adapter(handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
 
 
-def _text(payload: Mapping[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:
-    return hooks.session_start(session, source=_text(payload, "source"))
+    return hooks.session_start(session, source=hooks.text_field(payload, "source"))
 
 
 def _prompt(session: Session, payload: Mapping[str, Any]) -> Reply:
-    text = _text(payload, "prompt")
+    text = hooks.text_field(payload, "prompt")
     if not text.strip():
         return hooks.SILENT
     return hooks.prompt(session, text, payload.get("prompt_id"))
@@ -96,11 +86,11 @@ def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         )
     return hooks.post_tool(
         session,
-        tool_name=_text(payload, "tool_name"),
-        tool_use_id=_text(payload, "tool_use_id"),
+        tool_name=hooks.text_field(payload, "tool_name"),
+        tool_use_id=hooks.text_field(payload, "tool_use_id"),
         tool_input=tool_input if isinstance(tool_input, Mapping) else {},
         failed=payload["hook_event_name"] == "PostToolUseFailure",
-        error=_text(payload, "error"),
+        error=hooks.text_field(payload, "error"),
         output=output,
     )
 
@@ -109,17 +99,21 @@ def _pre_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
     return hooks.pre_compact(
         session,
         payload.get("transcript_path"),
-        trigger=_text(payload, "trigger") or "auto",
+        trigger=hooks.text_field(payload, "trigger") or "auto",
         transcript_format="claude-code",
     )
 
 
 def _subagent_stop(session: Session, payload: Mapping[str, Any]) -> Reply:
-    return hooks.summary_seen(session, _text(payload, "last_assistant_message"), source="subagent")
+    return hooks.summary_seen(
+        session, hooks.text_field(payload, "last_assistant_message"), source="subagent"
+    )
 
 
 def _post_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
-    reply = hooks.summary_seen(session, _text(payload, "compact_summary"), source="post_compact")
+    reply = hooks.summary_seen(
+        session, hooks.text_field(payload, "compact_summary"), source="post_compact"
+    )
     hooks.compaction_done(session)
     return reply
 

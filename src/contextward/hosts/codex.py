@@ -239,13 +239,9 @@ _HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Reply]] = {
 
 
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    event = payload["hook_event_name"]
-    handler = _HANDLERS.get(event)
-    if handler is None or hooks.switched_off(event, env):
-        return ""
-    payload = _command(payload)
-    session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
-    return claude_code.render(event, handler(session, payload))
+    return hooks.dispatch(
+        _command(payload), env, host=HOST, handlers=_HANDLERS, render=claude_code.render
+    )
 
 
 def run(

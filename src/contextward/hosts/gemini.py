@@ -27,18 +27,15 @@ HOST = "gemini"
 _SHELL_TOOLS = frozenset({"run_shell_command", "shell", "Bash"})
 
 
-def _text(payload: Mapping[str, Any], key: str) -> str:
-    value = payload.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:
-    return hooks.session_start(session, source=_text(payload, "source"))
+    return hooks.session_start(session, source=hooks.text_field(payload, "source"))
 
 
 def _before_agent(session: Session, payload: Mapping[str, Any]) -> Reply:
-    text = _text(payload, "prompt")
-    prompt_id = hashlib.sha256(f"{_text(payload, 'timestamp')}\0{text}".encode()).hexdigest()
+    text = hooks.text_field(payload, "prompt")
+    prompt_id = hashlib.sha256(
+        f"{hooks.text_field(payload, 'timestamp')}\0{text}".encode()
+    ).hexdigest()
     delta = hooks.prompt(session, text, prompt_id) if text.strip() else hooks.SILENT
     restore = hooks.restore_after_compaction(session)
     context = "\n\n".join(part for part in (restore, delta.context) if part)
@@ -47,7 +44,9 @@ def _before_agent(session: Session, payload: Mapping[str, Any]) -> Reply:
 
 def _before_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     tool_input = payload.get("tool_input")
-    if _text(payload, "tool_name") not in _SHELL_TOOLS or not isinstance(tool_input, Mapping):
+    if hooks.text_field(payload, "tool_name") not in _SHELL_TOOLS or not isinstance(
+        tool_input, Mapping
+    ):
         return hooks.SILENT
     command = tool_input.get("command")
     if not isinstance(command, str):
@@ -69,9 +68,9 @@ def _after_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         output = "\n".join(
             v for v in (response.get("output"), response.get("llmContent")) if isinstance(v, str)
         )
-    name = _text(payload, "tool_name")
+    name = hooks.text_field(payload, "tool_name")
     call_id = hashlib.sha256(
-        f"{_text(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode()
+        f"{hooks.text_field(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode()
     ).hexdigest()[:24]
     return hooks.post_tool(
         session,
@@ -86,7 +85,9 @@ def _after_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
 
 def _pre_compress(session: Session, payload: Mapping[str, Any]) -> Reply:
     hooks.pre_compact(
-        session, payload.get("transcript_path"), trigger=_text(payload, "trigger") or "auto"
+        session,
+        payload.get("transcript_path"),
+        trigger=hooks.text_field(payload, "trigger") or "auto",
     )
     hooks.mark_restore_due(session)
     return hooks.SILENT
@@ -116,12 +117,8 @@ def render(event: str, reply: Reply) -> str:
 
 
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    event = payload["hook_event_name"]
-    handler = _HANDLERS.get(event)
-    if handler is None or hooks.switched_off(event, env):
-        return ""
-    session = Session.locate(payload.get("cwd"), payload.get("session_id"), HOST, env)
-    return render(event, handler(session, payload))
+    """The stdout for one payload ('' for none)."""
+    return hooks.dispatch(payload, env, host=HOST, handlers=_HANDLERS, render=render)
 
 
 def run(

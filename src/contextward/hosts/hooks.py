@@ -21,10 +21,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import spool
 from ..redact import mask
@@ -104,6 +104,32 @@ def switched_off(event: str, env: Mapping[str, str]) -> bool:
     """True when the owner turned this event off (``CONTEXTWARD_HOOKS_OFF=PreToolUse,...``)."""
     off = {part.strip().lower() for part in env.get(OFF_ENV, "").split(",")}
     return "all" in off or event.lower() in off
+
+
+Handler = Callable[[Session, Mapping[str, Any]], Reply]
+
+
+def dispatch(
+    payload: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    host: str,
+    handlers: Mapping[str, Handler],
+    render: Callable[[str, Reply], str],
+) -> str:
+    """One host payload to the host's stdout: its handler's reply in the host's fields."""
+    event = payload["hook_event_name"]
+    handler = handlers.get(event)
+    if handler is None or switched_off(event, env):
+        return ""
+    session = Session.locate(payload.get("cwd"), payload.get("session_id"), host, env)
+    return render(event, handler(session, payload))
+
+
+def text_field(payload: Mapping[str, Any], key: str) -> str:
+    """A string field of a payload; anything else reads as empty."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
 
 
 def bounded(text: str, limit: int = MAX_INJECT) -> str:

@@ -13,25 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.item import KINDS
 from . import lexicon as lx
 from .message import Role
 from .segment import Unit
 
-#: Kinds worth remembering, and the noise kinds.
-MEMORY_KINDS: tuple[str, ...] = (
-    "goal",
-    "constraint",
-    "preference",
-    "requirement",
-    "decision",
-    "rejected",
-    "todo",
-    "state",
-    "fact",
-    "correction",
-    "risk",
-    "lesson",
-)
+#: Kinds worth remembering (the core's item kinds), and the noise kinds.
+MEMORY_KINDS: tuple[str, ...] = KINDS
 NOISE_KINDS: tuple[str, ...] = ("tool_output", "transient")
 ALL_KINDS: tuple[str, ...] = MEMORY_KINDS + NOISE_KINDS
 #: Kinds whose loss breaks later work: they are marked critical.
