@@ -238,6 +238,33 @@ class Store:
         with guarded():
             return self.conn.execute(sql, params).fetchall()
 
+    def newest(
+        self,
+        table: str,
+        *,
+        limit: int,
+        extra: Sequence[tuple[str, Any]] = (),
+        **equal: Any,
+    ) -> list[sqlite3.Row]:
+        """A ledger's rows, newest first, where each column in ``equal`` has its value.
+
+        A ``None`` value filters nothing. ``extra`` adds ``(condition, parameter)``
+        pairs written by the ledger itself; table and column names never come
+        from input.
+        """
+        where, params = ["1 = 1"], []
+        for column, value in equal.items():
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        for condition, value in extra:
+            where.append(condition)
+            params.append(value)
+        return self.query(
+            f"SELECT * FROM {table} WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?",
+            (*params, max(0, limit)),
+        )
+
     # -- migrations ---------------------------------------------------------------
 
     def applied_migrations(self) -> list[str]:

@@ -181,16 +181,8 @@ class EvidenceLedger:
         self, *, limit: int = 5, session_id: str | None = None, fingerprint: str | None = None
     ) -> list[EvidenceRun]:
         """Newest first."""
-        where, params = ["1 = 1"], []
-        if session_id is not None:
-            where.append("session_id = ?")
-            params.append(session_id)
-        if fingerprint is not None:
-            where.append("fingerprint = ?")
-            params.append(fingerprint)
-        rows = self.store.query(
-            f"SELECT * FROM evidence WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?",
-            (*params, max(0, limit)),
+        rows = self.store.newest(
+            "evidence", limit=limit, session_id=session_id, fingerprint=fingerprint
         )
         return [_run(row) for row in rows]
 

@@ -193,22 +193,17 @@ class Journal:
         session_id: str | None = None,
     ) -> list[JournalEntry]:
         """Newest first; ``tags`` must all be present (exact, case-insensitive)."""
-        where, params = ["1 = 1"], []
-        if type is not None:
-            where.append("type = ?")
-            params.append(type)
-        if provenance is not None:
-            where.append("provenance = ?")
-            params.append(provenance)
-        if session_id is not None:
-            where.append("session_id = ?")
-            params.append(session_id)
-        for tag in normalize_tags(tags)[0]:
-            where.append("EXISTS (SELECT 1 FROM json_each(journal.tags) WHERE value = ?)")
-            params.append(tag)
-        rows = self.store.query(
-            f"SELECT * FROM journal WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?",
-            (*params, max(0, limit)),
+        tag_filters = [
+            ("EXISTS (SELECT 1 FROM json_each(journal.tags) WHERE value = ?)", tag)
+            for tag in normalize_tags(tags)[0]
+        ]
+        rows = self.store.newest(
+            "journal",
+            limit=limit,
+            extra=tag_filters,
+            type=type,
+            provenance=provenance,
+            session_id=session_id,
         )
         return [_entry(row) for row in rows]
 

@@ -100,17 +100,7 @@ class Events:
         self, *, kind: str | None = None, limit: int = 50, session_id: str | None = None
     ) -> list[Event]:
         """Newest first."""
-        where, params = ["1 = 1"], []
-        if kind is not None:
-            where.append("kind = ?")
-            params.append(kind)
-        if session_id is not None:
-            where.append("session_id = ?")
-            params.append(session_id)
-        rows = self.store.query(
-            f"SELECT * FROM events WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?",
-            (*params, max(0, limit)),
-        )
+        rows = self.store.newest("events", limit=limit, kind=kind, session_id=session_id)
         return [
             Event(
                 int(r["seq"]),
@@ -161,17 +151,7 @@ class RecordLedger:
     def list(
         self, *, limit: int = 20, session_id: str | None = None, label: str | None = None
     ) -> list[Record]:
-        where, params = ["1 = 1"], []
-        if session_id is not None:
-            where.append("session_id = ?")
-            params.append(session_id)
-        if label is not None:
-            where.append("label = ?")
-            params.append(label)
-        rows = self.store.query(
-            f"SELECT * FROM {self.table} WHERE {' AND '.join(where)} ORDER BY seq DESC LIMIT ?",
-            (*params, max(0, limit)),
-        )
+        rows = self.store.newest(self.table, limit=limit, session_id=session_id, label=label)
         return [_record(row) for row in rows]
 
     def iter_all(self, *, batch: int = 200) -> Iterator[Record]:
