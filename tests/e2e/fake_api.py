@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 SUMMARY_REQUEST = "create a detailed summary"
 CONTINUED_PREFIX = "This session is being continued from a previous conversation"
@@ -237,24 +237,29 @@ def sse_events(message: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]
     yield "message_stop", {"type": "message_stop"}
 
 
-class FakeApi:
-    """The server: start() binds 127.0.0.1 on a free port, stop() shuts it down."""
+class LoggedServer:
+    """A threaded HTTP server on 127.0.0.1 that logs every request as a JSON line.
 
-    def __init__(self, log_path: Path, script: Script) -> None:
+    ``start()`` serves in a daemon thread, ``stop()`` shuts it down; subclasses
+    give ``_handler()`` (the request handler class) and their own answers.
+    """
+
+    def __init__(self, log_path: Path, port: int = 0) -> None:
         self.log_path = log_path
-        self.script = script
-        self.state = _State()
         self._log_lock = threading.Lock()
         self._count = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
 
     @property
     def port(self) -> int:
         return int(self._server.server_address[1])
 
-    def start(self) -> FakeApi:
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -265,9 +270,17 @@ class FakeApi:
     def log(self, entry: dict[str, Any]) -> None:
         with self._log_lock:
             self._count += 1
-            entry = {"n": self._count, **entry}
             with self.log_path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(entry) + "\n")
+                handle.write(json.dumps({"n": self._count, **entry}) + "\n")
+
+
+class FakeApi(LoggedServer):
+    """The Messages API fake: start() binds 127.0.0.1 on a free port, stop() shuts it down."""
+
+    def __init__(self, log_path: Path, script: Script) -> None:
+        self.script = script
+        self.state = _State()
+        super().__init__(log_path)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         api = self

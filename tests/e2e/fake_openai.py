@@ -40,9 +40,11 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from fake_api import LoggedServer
 
 TEXT_ANSWER = "Hello from the fake OpenAI API."
 AFTER_TOOL_ANSWER = "The command finished."
@@ -300,37 +302,14 @@ def response_events(response: Mapping[str, Any]) -> Iterator[tuple[str, dict[str
     yield "response.completed", {"type": "response.completed", "response": dict(response)}
 
 
-class FakeOpenAI:
-    """The server: start() binds 127.0.0.1 on a free port, stop() shuts it down."""
+class FakeOpenAI(LoggedServer):
+    """The OpenAI fake: start() binds 127.0.0.1 (a free port unless given), stop() shuts it down."""
 
     def __init__(self, log_path: Path, script: Script, port: int = 0) -> None:
-        self.log_path = log_path
         self.script = script
-        self._log_lock = threading.Lock()
-        self._count = 0
         self.spent: set[str] = set()
         self.decide_lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
-
-    def start(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def log(self, entry: dict[str, Any]) -> None:
-        with self._log_lock:
-            self._count += 1
-            with self.log_path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"n": self._count, **entry}) + "\n")
+        super().__init__(log_path, port)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         api = self

@@ -194,19 +194,7 @@ class Scenario:
             "env": self.env,
             "steps": self.steps,
         }
-        spec_path = self.folder / "spec.json"
-        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
-        done = subprocess.run(
-            ["unshare", "--net", "--fork", "--", sys.executable, str(RUNNER), str(spec_path)],
-            capture_output=True,
-            text=True,
-            timeout=SCENARIO_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise AssertionError(f"runner aborted (rc={done.returncode}): {done.stderr[-2000:]}")
-        data = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
-        return Outcome(self.folder, data)
+        return Outcome(self.folder, run_isolated(RUNNER, spec, self.folder))
 
 
 @dataclass(frozen=True)
@@ -501,19 +489,7 @@ class HostScenario:
             "env": self.env,
             "steps": self.steps,
         }
-        spec_path = self.folder / "spec.json"
-        spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
-        done = subprocess.run(
-            ["unshare", "--net", "--fork", "--", sys.executable, str(HOST_RUNNER), str(spec_path)],
-            capture_output=True,
-            text=True,
-            timeout=SCENARIO_TIMEOUT,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise AssertionError(f"runner aborted (rc={done.returncode}): {done.stderr[-2000:]}")
-        data = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
-        return HostOutcome(self.folder, data)
+        return HostOutcome(self.folder, run_isolated(HOST_RUNNER, spec, self.folder))
 
 
 @dataclass
@@ -567,3 +543,20 @@ def request_text(request: Mapping[str, Any]) -> str:
         if isinstance(system, str):
             parts.append(system)
     return "\n".join(parts)
+
+
+def run_isolated(runner: Path, spec: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Run ``runner`` with ``spec`` inside a fresh loopback-only network namespace."""
+    spec_path = folder / "spec.json"
+    spec_path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    done = subprocess.run(
+        ["unshare", "--net", "--fork", "--", sys.executable, str(runner), str(spec_path)],
+        capture_output=True,
+        text=True,
+        timeout=SCENARIO_TIMEOUT,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"runner aborted (rc={done.returncode}): {done.stderr[-2000:]}")
+    data: dict[str, Any] = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    return data
