@@ -135,6 +135,19 @@ def test_doctor_reports_config_problems(project: Path) -> None:
     assert "contextward: warning" not in err
 
 
+def test_doctor_names_temporary_files_left_by_a_killed_write(project: Path) -> None:
+    run("init")
+    (project / "STATE.md").write_text("# State\n", encoding="utf-8")
+    (project / ".STATE.md.k3j9.tmp").write_text("half a state file", encoding="utf-8")
+    (project / ".contextward" / ".config.toml.x1.tmp").write_text("", encoding="utf-8")
+    code, out, _ = run("doctor")
+    assert code == 1
+    assert "stale_temp: .STATE.md.k3j9.tmp was left by an interrupted write" in out
+    assert "stale_temp: .contextward/.config.toml.x1.tmp" in out
+    assert "half a state file" not in out
+    assert (project / ".STATE.md.k3j9.tmp").exists()  # reported, never deleted
+
+
 def test_doctor_without_a_store(project: Path) -> None:
     code, out, _ = run("doctor")
     assert code == 0 and "store_missing" in out

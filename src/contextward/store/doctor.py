@@ -3,7 +3,8 @@
 Owns: the list of checks (database opens and passes ``integrity_check``,
 WAL mode, every core migration recorded and ``user_version`` consistent with
 the record, ``.gitignore`` keeps the database out of git, configuration and
-contract files parse, ledgers within retention) and their findings.
+contract files parse, ledgers within retention, no temporary file
+left by an interrupted atomic write) and their findings.
 
 Must never: modify anything, print, or raise for a damaged store (damage is
 a finding).
@@ -61,6 +62,7 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
         )
         return DoctorReport(root, tuple(findings))
     findings += _gitignore(directory)
+    findings += _stale_temps(root, [directory, (root / config.state_file).parent])
     try:
         with Store.open(root, create=False, retention=config.retention()) as store:
             findings += _database(store)
@@ -76,6 +78,36 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
             )
         )
     return DoctorReport(root, tuple(findings))
+
+
+def _stale_temps(root: Path, folders: list[Path]) -> list[Finding]:
+    """Temporary files an atomic write left behind when its process was killed (kill -9).
+
+    The file they were to replace is intact (the rename never happened); they only
+    take space, so they are reported for deletion and never touched here.
+    """
+    found: set[Path] = set()
+    for folder in folders:
+        try:
+            found.update(p for p in folder.glob(".*.tmp") if p.is_file())
+        except OSError:
+            continue
+    return [
+        Finding(
+            "warning",
+            "stale_temp",
+            f"{_shown(root, path)} was left by an interrupted write; the file it was to "
+            "replace is intact, so it can be deleted",
+        )
+        for path in sorted(found)
+    ]
+
+
+def _shown(root: Path, path: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return path.name
 
 
 def _gitignore(directory: Path) -> list[Finding]:
