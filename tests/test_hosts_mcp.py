@@ -141,3 +141,16 @@ async def test_a_real_stdio_client_subprocess(project: Path) -> None:
 
 def _coverage_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(("COV_", "COVERAGE"))}
+
+
+@pytest.mark.anyio
+async def test_wrong_argument_types_are_named_never_echoed(project: Path) -> None:
+    secret = "sk-live-0123456789abcdefSECRETVALUE"
+    async with Client(build_server()) as client:
+        result = await client.call_tool(
+            "recall", {"query": {"token": secret}, "limit": f"ten {secret}"}
+        )
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error
+    assert text == "invalid_arguments for recall: limit: int_parsing; query: string_type"
+    assert secret not in text

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
 from mcp.types import ToolAnnotations
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, ValidationError
 
 from .. import __version__
 from ..core import ContextGuardError
@@ -75,6 +75,26 @@ class ToolError(_SDKToolError):
     structural (a code and a reason), never conversation content."""
 
 
+class _Server(MCPServer):
+    """The SDK's server, but a call whose arguments fail validation is answered with
+    the field names and what each should be, never the rejected values (the SDK's
+    text quotes them, and they are the caller's data: a secret, a transcript)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except _SDKToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            problems = sorted(
+                {
+                    f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: {err['type']}"
+                    for err in exc.__cause__.errors(include_input=False, include_url=False)
+                }
+            )
+            raise ToolError(f"invalid_arguments for {name}: {'; '.join(problems)}") from None
+
+
 def project_dir() -> Path:
     """The project the server serves: ``CLAUDE_PROJECT_DIR`` when the host sets it, else cwd."""
     configured = os.environ.get("CONTEXTWARD_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR")
@@ -117,7 +137,7 @@ def _messages(messages: list[dict[str, Any]]) -> Any:
 
 def build_server() -> MCPServer:
     """The server with every tool registered; each call opens the project it serves."""
-    server = MCPServer("contextward", version=__version__, instructions=INSTRUCTIONS)
+    server = _Server("contextward", version=__version__, instructions=INSTRUCTIONS)
 
     def tool(annotations: ToolAnnotations, title: str) -> Callable[[F], F]:
         register = server.tool(title=title, annotations=annotations)
