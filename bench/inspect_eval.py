@@ -399,7 +399,7 @@ def score_baseline(split: str) -> Score:
 # ---------------------------------------------------------------- report
 
 
-SPLITS = ("dev", "heldout", "heldout2")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 
 
 def evaluate(show_misses: Iterable[str] = ()) -> str:
