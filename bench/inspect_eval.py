@@ -16,7 +16,7 @@ import io
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from contextward.inspect import (
@@ -30,7 +30,7 @@ from contextward.inspect.guidance import Limits
 from contextward.inspect.segment import units
 
 DATA = Path(__file__).parent / "data" / "inspect"
-_MARK = re.compile(r"\{\{([a-z_|]+)([*!~]?):(.+?)\}\}", re.S)
+_MARK = re.compile(r"\{\{([a-z_|]+|\?)([*!~]?)(\??):(.+?)\}\}", re.S)
 _HEAD = re.compile(r"^--- (\S+) (user|assistant|system|tool)(?: (\S+))?(?: (error))?\s*$")
 
 
@@ -41,6 +41,9 @@ class Label:
     kinds: tuple[str, ...]
     critical: bool
     superseded: bool
+    #: A second annotator disagreed: ``{{kind?:span}}`` (a memory they call noise) or
+    #: ``{{?:span}}`` (noise they call a memory). Adjudicated scores count it as neither.
+    disputed: bool = False
 
 
 @dataclass
@@ -87,10 +90,10 @@ def load(path: Path) -> Session:
 def _strip(mid: str, content: str, labels: list[Label]) -> str:
     def repl(match: re.Match[str]) -> str:
         kinds = tuple(match.group(1).split("|"))
-        flag = match.group(2)
+        flag, disputed, span = match.group(2), match.group(3) == "?", match.group(4)
         critical = kinds[0] in CRITICAL_KINDS if flag not in "!~" or not flag else flag == "!"
-        labels.append(Label(mid, match.group(3), kinds, critical, flag == "*"))
-        return match.group(3)
+        labels.append(Label(mid, span, kinds, critical, flag == "*", disputed or kinds == ("?",)))
+        return span
 
     return _MARK.sub(repl, content)
 
@@ -246,6 +249,7 @@ def _overlaps(label: Label, c: Candidate) -> int:
 @dataclass
 class Score:
     labels: int = 0
+    borderline: int = 0
     critical: int = 0
     critical_kept: int = 0
     retained: int = 0
@@ -255,6 +259,7 @@ class Score:
     superseded: int = 0
     superseded_found: int = 0
     superseded_in_must: int = 0
+    wrongly_superseded: int = 0
     candidates: int = 0
     review: int = 0
     kept: int = 0
@@ -263,16 +268,25 @@ class Score:
     noise_dropped: int = 0
     misses: list[str] = field(default_factory=list)
 
-    def add(self, session: Session, result: InspectionResult) -> None:
+    def add(self, session: Session, result: InspectionResult, *, adjudicated: bool) -> None:
         guidance = build_guidance(result, limits=Limits(10_000, 10_000, 10_000, 10**9))
         must = {c.id for c in guidance.must_preserve}
         owner: dict[str, bool] = {}
+        borderline: set[str] = set()
         for label in session.labels:
+            if label.kinds == ("?",) and not adjudicated:
+                continue  # the writer's call: noise
+            border = adjudicated and label.disputed
             best = max(result.candidates, key=lambda c, lab=label: _overlaps(lab, c), default=None)
             found = best is not None and _overlaps(label, best) > 0
             for c in result.candidates:
                 if _overlaps(label, c):
-                    owner[c.id] = owner.get(c.id, False) or not label.superseded
+                    owner[c.id] = owner.get(c.id, False) or not (label.superseded or border)
+                    if border:
+                        borderline.add(c.id)
+            if border:
+                self.borderline += 1
+                continue
             if label.superseded:
                 self.superseded += 1
                 if found and best is not None:
@@ -281,6 +295,7 @@ class Score:
                 continue
             self.labels += 1
             action = best.action if found and best is not None else "missing"
+            self.wrongly_superseded += found and best is not None and best.superseded_by is not None
             if found and best is not None:
                 self.matched += 1
                 self.kind_right += best.kind in label.kinds
@@ -300,7 +315,7 @@ class Score:
         for c in result.candidates:
             self.candidates += 1
             self.review += c.action == "review"
-            if c.action == "keep":
+            if c.action == "keep" and not (c.id in borderline and not owner[c.id]):
                 self.kept += 1
                 self.kept_true += owner.get(c.id, False)
             if c.id not in owner:
@@ -322,19 +337,29 @@ class Score:
             ("review share of candidates", pct(self.review, self.candidates), "<= 10%"),
             ("superseded in must-preserve", str(self.superseded_in_must), "0"),
             ("superseded detected", pct(self.superseded_found, self.superseded), ""),
+            ("current items marked superseded", str(self.wrongly_superseded), ""),
             ("keep precision", pct(self.kept_true, self.kept), ""),
             ("keep recall", pct(self.kept_labels, self.labels), ""),
             ("kind accuracy (matched)", pct(self.kind_right, self.matched), ""),
         ]
 
 
-def score(split: str) -> tuple[Score, int, int]:
+def score(split: str, *, adjudicated: bool = True) -> tuple[Score, int, int]:
     total = Score()
     data = sessions(split)
     for session in data:
         result = inspect_stream(io.BytesIO(render(session)))
-        total.add(session, result)
+        total.add(session, result, adjudicated=adjudicated)
     return total, len(data), sum(len(s.labels) for s in data)
+
+
+def merged(scores: Iterable[Score]) -> Score:
+    """Several splits' scores as one (counts added, miss lists joined)."""
+    total = Score()
+    for one in scores:
+        for f in fields(one):
+            setattr(total, f.name, getattr(total, f.name) + getattr(one, f.name))
+    return total
 
 
 # ---------------------------------------------------------------- baseline
@@ -389,10 +414,10 @@ def baseline(session: Session) -> InspectionResult:
     return InspectionResult(tuple(out), len(session.messages))
 
 
-def score_baseline(split: str) -> Score:
+def score_baseline(split: str, *, adjudicated: bool = True) -> Score:
     total = Score()
     for session in sessions(split):
-        total.add(session, baseline(session))
+        total.add(session, baseline(session), adjudicated=adjudicated)
     return total
 
 
@@ -402,26 +427,43 @@ def score_baseline(split: str) -> Score:
 SPLITS = ("dev", "heldout", "heldout2", "heldout3")
 
 
-def evaluate(show_misses: Iterable[str] = ()) -> str:
-    lines = ["inspection quality (bench/data/inspect; labels: memories, everything else noise)"]
-    scores = {}
-    for split in SPLITS:
-        s, n, labels = score(split)
-        scores[split] = s
-        lines.append(f"  {split}: {n} sessions, {labels} labelled spans, {s.candidates} candidates")
-    base = {split: score_baseline(split) for split in SPLITS}
-    header = f"  {'metric':<30}" + "".join(f" {split:>9}" for split in SPLITS)
-    header += "".join(f" {'kw ' + split:>12}" for split in SPLITS) + "  target"
-    lines.append(header)
-    table = [scores[split].rows() for split in SPLITS] + [base[split].rows() for split in SPLITS]
+HELD_OUT = SPLITS[1:]
+
+
+def _table(ours: dict[str, Score], base: dict[str, Score]) -> list[str]:
+    columns = [*SPLITS, "held-out"]
+    ours = {**ours, "held-out": merged(ours[s] for s in HELD_OUT)}
+    base = {**base, "held-out": merged(base[s] for s in HELD_OUT)}
+    lines = [
+        f"  {'metric':<30}" + "".join(f" {c:>9}" for c in columns) + f" {'kw held-out':>12}  target"
+    ]
+    table = [ours[c].rows() for c in columns] + [base["held-out"].rows()]
     for row in zip(*table, strict=True):
         name, target = row[0][0], row[0][2]
-        ours = "".join(f" {cell[1]:>9}" for cell in row[: len(SPLITS)])
-        kw = "".join(f" {cell[1]:>12}" for cell in row[len(SPLITS) :])
-        lines.append(f"  {name:<30}{ours}{kw}  {target}")
+        cells = "".join(f" {cell[1]:>9}" for cell in row[:-1])
+        lines.append(f"  {name:<30}{cells} {row[-1][1]:>12}  {target}")
+    return lines
+
+
+def evaluate(show_misses: Iterable[str] = ()) -> str:
+    lines = ["inspection quality (bench/data/inspect; labels: memories, everything else noise)"]
+    modes: dict[bool, dict[str, Score]] = {True: {}, False: {}}
+    for split in SPLITS:
+        for adjudicated, by_split in modes.items():
+            s, n, labels = score(split, adjudicated=adjudicated)
+            by_split[split] = s
+        disputed = sum(label.disputed for session in sessions(split) for label in session.labels)
+        lines.append(
+            f"  {split}: {n} sessions, {labels} labelled spans ({disputed} disputed by a "
+            f"second annotator), {modes[True][split].candidates} candidates"
+        )
+    lines.append("  adjudicated (spans the two annotators disagree on count as neither):")
+    lines += _table(modes[True], {s: score_baseline(s) for s in SPLITS})
+    lines.append("  first annotator's labels alone:")
+    lines += _table(modes[False], {s: score_baseline(s, adjudicated=False) for s in SPLITS})
     for split in show_misses:
-        lines.append(f"  misses in {split}:")
-        lines.extend(f"    {miss}" for miss in scores[split].misses)
+        lines.append(f"  misses in {split} (adjudicated):")
+        lines.extend(f"    {miss}" for miss in modes[True][split].misses)
     return "\n".join(lines)
 
 

@@ -9,7 +9,6 @@ the command that produced it. Prints Markdown to standard output.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -48,15 +47,6 @@ def markdown_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[s
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
     return [line(head), "|" + "|".join(" --- " for _ in head) + "|", *map(line, rows)]
-
-
-def _merged(scores: Sequence[inspect_eval.Score]) -> inspect_eval.Score:
-    """Several splits' scores as one (counts added, miss lists joined)."""
-    total = inspect_eval.Score()
-    for score in scores:
-        for f in dataclasses.fields(score):
-            setattr(total, f.name, getattr(total, f.name) + getattr(score, f.name))
-    return total
 
 
 def verification_section() -> list[str]:
@@ -107,7 +97,9 @@ def inspection_section() -> list[str]:
     blind = [s for s in inspect_eval.SPLITS if s != "dev"]
     columns = [("contextward rules", ["dev"], "contextward, dev (tuned on)")]
     columns += [(name, blind, f"{name}, held-out") for name in by_tool]
-    rows_by_column = [_merged([by_tool[name][s] for s in spl]).rows() for name, spl, _ in columns]
+    rows_by_column = [
+        inspect_eval.merged([by_tool[name][s] for s in spl]).rows() for name, spl, _ in columns
+    ]
     rows = [
         [cells[0][0], *(c[1] for c in cells), cells[0][2] or "–"]
         for cells in zip(*rows_by_column, strict=True)

@@ -75,8 +75,11 @@ _VAGUE = frozenset(
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
 _INSTEAD_OF = re.compile(
-    r"\b(?:instead of|rather than|not)\s+(?:the\s+|a\s+|an\s+)?([`\w./-]+(?:\s[A-Z][\w./-]*)?)|"
-    r"(?:而不是|不用|不再\S?)\s*([\w./-]+)",
+    r"\b(?:instead of|rather than|not|scratch|forget(?: about)?|ditch|drop)\s+"
+    r"(?:the\s+|a\s+|an\s+|that\s+|my\s+)?([`\w./-]+(?:\s[A-Z][\w./-]*)?)|"
+    r"(?:而不是|不用|不再\S?)\s*([\w./-]+)|"
+    # "不扩了", "那就不压缩了": the thing no longer done, named by its verb.
+    r"(?:^|[，,。\s]|就|先)不(?:再)?([\u4e00-\u9fff]{1,3})了",
     re.I,
 )
 
@@ -91,7 +94,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
-    if _LIST_TITLE.match(text) and weight(text) < 30:
+    if (_LIST_TITLE.match(text.strip("*_ ")) and weight(text) < 30) or (
+        text.rstrip("*_ ").endswith((":", "：")) and weight(text) < 70 and not ctx.summary
+    ):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")
@@ -109,7 +114,12 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             return _noise("transient", 0.85, "the assistant echoing what it was told")
         if lx.SWITCH_ECHO.match(low) and weight(text) < 40 and not lx.REASON.search(low):
             return _noise("transient", 0.85, "the assistant restating the switch it was told")
-        if ctx.after_error and lx.FIXED.search(low) and not lx.REJECTED.search(low):
+        if (
+            ctx.after_error
+            and lx.FIXED.search(low)
+            and not lx.REJECTED.search(low)
+            and not lx.TODO.search(low)
+        ):
             return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
         if lx.TESTS_ONLY.match(low):
             return _noise("transient", 0.9, "a test run reported by the assistant")
@@ -122,6 +132,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             return _noise("transient", 0.85, "the step the assistant takes next")
         if lx.PROGRESSIVE.match(low) and weight(text) < 50 and not replaces():
             return _noise("transient", 0.9, "the assistant saying what it is doing now")
+        if lx.LET_ME_TAIL.match(low) and weight(text) < 110:
+            return _noise("transient", 0.85, "the assistant narrating its next step")
         if _narrates(text, low) and not replaces() and not lx.TODO_DEADLINE.search(low):
             return _noise("transient", 0.9, "the assistant narrating its next step")
     speaker: str = "the user" if ctx.role == "user" else ctx.role
@@ -137,6 +149,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ctx.role == "user"
         and lx.CORRECTION.search(low)
         and (not _QUESTION.search(text) or lx.SUGGESTION.match(low))
+        and not lx.WH_QUESTION.match(low)
     ):
         return _mem("correction", 0.9, "the user corrects an earlier statement", True)
     if lx.REJECTED.search(low):
@@ -221,8 +234,10 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
     if ctx.role == "assistant" and lx.NARRATION.match(low):
         return _noise("transient", 0.9, "the assistant narrating its next step")
-    if _QUESTION.search(text):
+    if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and weight(text) < 90):
         return _noise("transient", 0.85, f"a question from {speaker}")
+    if ctx.role == "user" and lx.PICK.match(low) and weight(text) < 40:
+        return _noise("transient", 0.85, "a reply picking from the assistant's list")
     detail = bool(
         lx.IDENTIFIER.search(text)
         or _NUMBER.search(text)
@@ -289,7 +304,9 @@ def replaced_subject(text: str) -> str | None:
     match = _INSTEAD_OF.search(text)
     if not match:
         return None
-    subject = (match.group(1) or match.group(2) or "").strip("`.,;:")
+    subject = (match.group(1) or match.group(2) or match.group(3) or "").strip("`.,;:")
+    if match.group(3):
+        return subject
     if len(subject) < 2 or subject.casefold() in _VAGUE:
         return None
     return subject

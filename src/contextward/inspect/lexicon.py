@@ -46,7 +46,7 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 LABEL_ANY = _re("|".join(f"(?:{label.pattern})" for _, label in LABELS))
 
 ACK = _re(
-    r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|"
+    r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|hm+|"
     r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
     r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
     r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|"
@@ -84,7 +84,7 @@ class _StartOrAnywhere:
 
 
 CORRECTION = _StartOrAnywhere(
-    r"(?:no\s*[—–-]|no[.,]\s|wait\s*[,.!—–-])|(?:actually|correction|sorry|oops|nope|hmm,? (?:actually|rather|no)|"
+    r"(?:no\s*[—–-]|no[.,]\s|wait\s*[,.!—–-]|(?:ok(?:ay)?|oh|hmm|ah),?\s+(?:wait|no)\b|no no\b)|(?:actually|correction|sorry|oops|nope|hmm,? (?:actually|rather|no)|"
     r"scratch that|scratch the|forget (?:that|the|it|about)|never ?mind|i changed my mind|on reflection|"
     r"on second thoughts?|thinking about it (?:more|again)|having thought about it|change of plans?|"
     r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
@@ -173,7 +173,7 @@ CONSTRAINT = _StartOrAnywhere(
     r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
     r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
     r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing))\b|"
-    r"不要|不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
+    r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
     r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])",
 )
 
@@ -310,7 +310,15 @@ INVESTIGATE = _re(
     r"go|begin|do|write up)\b|"
     r"^(?:(?:first|now|next|then|so|ok(?:ay)?|great|perfect|excellent|good)[!,. ]+)?let me\b|"
     r"^(?:i'll|i will|i can|i'd be happy to|happy to) help\b|"
-    r"^(?:我先|让我|我来看|我看|我现在|现在我|接下来我|我来帮你|我帮你)"
+    r"^(?:我先|让我|我来看|我看|我现在|现在我|接下来我|我来帮你|我帮你)|"
+    r"^(?:那|好的?[，,]?\s*|然后)?我(?:再|去|顺便|来)?(?:查|看|估算|算|对|试|跑|确认|核对|检查|找)(?:一下|下|看|看看)|"
+    r"^先\S{0,24}(?:对一下|看一下|试一下|跑一下|查一下|确认一下)"
+)
+# "Regarding the warehouse — let me check what load_raw.sql uses.": a short lead-in,
+# then the assistant's next step.
+LET_ME_TAIL = _re(
+    r"^.{0,40}?(?:[—–:;,]|\.\.\.)\s*let me (?:check|look|see|verify|confirm|find|grep|search|dig|"
+    r"measure|re-?\w+|test|try|double-check|investigate|inspect|pull|read|run|figure)\b"
 )
 INTENT = _re(
     r"^(?:(?:then|so|instead|now|next|first|here)[, ]+)?(?:i'll|i will|i'm going to|i am going to|my plan is|"
@@ -369,7 +377,8 @@ SWITCH_ECHO = _re(
 # "... ; fixed.", "... and it passes now": the assistant reporting a failure it just fixed.
 FIXED = _re(
     r"\b(?:fixed|(?:it|they|that|the build|the tests?|everything) (?:passes|pass|builds|works|resolves|is green)"
-    r"(?: now)?|(?:passes|resolves|works|builds) now)\b|通过|修好了|解决了|好了"
+    r"(?: now)?|(?:passes|resolves|works|builds) now|typo|my (?:bad|mistake)|on my side|forgot (?:to|the)|"
+    r"missing (?:`|import|include|the import))\b|通过|修好了|解决了|好了|补上了|加上了|改好了|漏了|写错了|手误"
 )
 # Courtesy, approval and filler: what is left of a user's unit once these are gone is its
 # content ("weekly is fine" -> "weekly"; "ok do it" -> nothing).
@@ -382,6 +391,7 @@ _FILLER_TEXT = """a an the and but or so to of for in on at it its it's this tha
     that's thats sounds sound looks look seems makes make sense agreed agree lgtm
     work job stuff thing things bit lot much very really quite just also too then now
     all for today that's all what how when why who which well oh ah hmm wow yay haha lol
+    try gn gm bye cya ttyl another question tho though anyway
     let's lets can could would should will shall may might must need want like love
     up down out off over with as by from into about than more less still yet again
     no not nope nah none nothing something anything everything
@@ -390,11 +400,14 @@ FILLER_WORDS = frozenset(_FILLER_TEXT.split())
 FILLER_CJK = _re(
     r"好的|好嘞|好滴|好吧|好呀|好啊|太好了|非常好|很好|不错|可以的?|行吧|没问题|收到|明白了?|了解|"
     r"谢谢你?|多谢|感谢|辛苦(?:了|啦|你了)?|厉害|完美|棒|就这么办|就这样吧?|这样就行|那就好|"
-    r"你好|早上好|早|晚安|先这样|就先这样|先这么着|嗯+|哈+|呀|啊|吧|呢|啦|了|哦|噢|喔|吗|的|是的|对的?|好|行|嗯|请|麻烦"
+    r"你好|早上好|早|晚安|先这样|就先这样|先这么着|按这个来|照这个来|先这么搞|这么搞|就这么定|可以接受|能接受|没毛病|搞定|"
+    r"嗯+|哈+|呀|啊|吧|呢|啦|了|哦|噢|喔|吗|的|是的|对的?|好|行|嗯|请|麻烦"
 )
 # Pleasantries and sign-offs: "hope your day is going well", "let me know what you find".
 COURTESY = _re(
     r"^(?:(?:hey|hi|hello|ok(?:ay)?|so)[,! ]+)?(?:(?:i |we )?hope (?:you|your|all|everything)|how are you|how'?s it going|"
+    r"thank you|thanks|thx|good catch|nice catch|ah,? (?:yes|right|ok|i see)|oh,? (?:right|i see)|"
+    r"(?:ur|you'?re) a legend|you rock|"
     r"let me know (?:what|if|when|how)|thanks in advance|take your time|no rush|appreciate (?:it|your)|"
     r"(?:that|this) (?:makes sense|sounds good|looks good|is great|is helpful))\b|"
     r"^(?:希望你|辛苦你|麻烦你了|有劳|不着急|慢慢来|有问题告诉我|有什么发现告诉我)|"
@@ -428,6 +441,23 @@ SUGGESTION = _re(
 )
 REQUEST_QUESTION = _re(
     r"^(?:(?:hey|hi|hello|so|ok|okay|next|also|and|then|now|first|one more thing)[,:— ]+)?(?:can|could|would|will) you\b|^(?:能不能|可以|能否|麻烦你?).*[?？]$"
+)
+
+# "1 and 2 yes.", "1 和 3 可以。", "先试 1": a reply that picks from the assistant's list;
+# the choice is kept where the assistant restates it, as the reply means nothing alone.
+PICK = _re(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|sure|sounds good|好的?|可以|行|嗯)[,，.!。 ]*)?"
+    r"(?:(?:please |let'?s |then |先)?(?:go with|do|try|pick|take|start with|试|做|选|用|上))?\s*(?:option |方案|选项)?#?"
+    r"(?:\d|[abc]\b)(?:\s*(?:and|&|,|，|和|跟|、|\+|or)\s*#?(?:\d|[abc]\b))*\s*"
+    r"(?:(?:first|then|yes|ok|please|pls|sounds good|is fine|are fine|works|吧|可以|行|没问题|都可以|都行|先)[ ,，.!。]*)*$"
+)
+# "how long would the copy take", "语言怎么判断的": questions written without "?".
+WH_QUESTION = _re(
+    r"^(?:(?:and|so|but|ok(?:ay)?|hmm)[, ]+)?(?:how (?:long|much|many|often|do|does|did|is|are|would|will|can)|"
+    r"what (?:is|are|was|does|do|did|would|will|happens)|why (?:is|are|does|do|did|would)|"
+    r"where (?:is|are|does|do)|which (?:one|is|are)|is there|are there|do we|does (?:it|this|that)|"
+    r"did (?:we|you|it))\b|"
+    r"^\S{0,12}(?:怎么|为什么|为啥|什么|哪个|哪里|多少|多久|是否|能否|有没有|是不是)\S{0,10}$"
 )
 
 RESOLVED = _re(

@@ -21,7 +21,9 @@ _COMMAND = re.compile(r"^[ \t]*(?:\$|>|#!|PS>|C:\\>)[ \t]")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 # An English boundary: end punctuation, space, then something that starts a sentence.
-_EN_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Z0-9\u4e00-\u9fff])")
+# Terse owners start sentences in lowercase ("incident. checkout p99 went up"): a
+# lowercase start ends a sentence too, unless the word before is an abbreviation.
+_EN_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Za-z0-9\u4e00-\u9fff])")
 _CJK_END = re.compile(r"(?<=[。！？!?])[”」』）)]*[ \t]*")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Dr|No|Fig|al)|\b[A-Z])\.$")
 _ACK_LEAD = re.compile(

@@ -153,14 +153,24 @@ def link(drafts: Sequence[Draft]) -> None:
             and not (old.role == "user" and new.role == "assistant")
         ]
         subject = replaced_subject(new.content)
-        target = _named(subject, earlier)
-        if target is None and subject and new.kind != "correction":
+        named = _named(subject, earlier, new)
+        if not named and subject and new.kind != "correction":
             # "X, not Y" names what it replaces: if no earlier statement mentions Y, it
             # contrasts rather than replaces, and guessing by shared words would retire
             # something unrelated.
             continue
-        target = target or _answered(new, earlier)
-        if target is None and not (new.kind == "correction" and new.turn == corrected_turn):
+        for old in named[1:]:
+            # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
+            old.superseded_by = new.id
+            new.supersedes.append(old.id)
+        target = named[0] if named else _answered(new, earlier)
+        if (
+            target is None
+            and not (new.kind == "correction" and new.turn == corrected_turn)
+            # The assistant retires only what it names or a value it changes: shared
+            # words alone retire its own findings when it merely elaborates on them.
+            and new.role != "assistant"
+        ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
             target = _closest(new, earlier)
@@ -182,38 +192,117 @@ def _proposal(new: Draft, old: Draft) -> bool:
     return new.kind == "rejected" and new.role == "user" and old.role == "assistant"
 
 
-def _values(text: str) -> dict[str, list[str]]:
-    """Numbers by the unit that follows them, in order ("30 days" -> {"day": ["30"]})."""
-    out: dict[str, list[str]] = {}
-    for number, unit in _VALUE.findall(text.casefold()):
-        out.setdefault(unit[:3], []).append(number)
+# Units of one dimension compare with each other: "24 小时" and "10 分钟" set the same TTL.
+_SECONDS = {
+    "ms": 0.001,
+    "mil": 0.001,
+    "毫": 0.001,
+    "sec": 1,
+    "s": 1,
+    "秒": 1,
+    "min": 60,
+    "分": 60,
+    "m": 60,
+    "hou": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "h": 3600,
+    "小": 3600,
+    "day": 86400,
+    "天": 86400,
+    "d": 86400,
+    "wee": 604800,
+    "周": 604800,
+}
+# "改成 90 秒", "to 5 minutes", "→ 4": the value a statement sets comes after its cue.
+_SET_CUE = re.compile(
+    r"(?:\bto|\binto|→|->|=|改成|改为|改到|设为|设成|定为|调到|调成|降到|升到|提到|扩到|缩到|用回|换成|变成)\s*[~≈约]?\s*$"
+)
+# A number with no unit, named by the word just before it: "epoch 也改成 2", "retries = 5".
+_KEYED = re.compile(
+    r"([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用)?\s*"
+    r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(\d+(?:\.\d+)?)(?![\w.%])"
+)
+
+
+def _dimension(unit: str) -> tuple[str, float]:
+    """The dimension a unit measures and its factor: "min" -> ("time", 60)."""
+    for size in (3, 2, 1):
+        factor = _SECONDS.get(unit[:size])
+        if factor is not None and (size == len(unit) or size == 3 or unit[:size] in "小分毫天周"):
+            return "time", factor
+    return unit[:3], 1.0
+
+
+def _values(text: str) -> dict[str, list[float]]:
+    """The values a statement names, by dimension, the value it sets first.
+
+    "from 180 秒改成 30 秒" sets 30: a value right after a setting cue leads its
+    dimension. Numbers in one unit of time compare across units ("2 小时" = "120 分钟").
+    """
+    low = text.casefold()
+    out: dict[str, list[float]] = {}
+    for match in _VALUE.finditer(low):
+        number, unit = match.groups()
+        dimension, factor = _dimension(unit)
+        value = float(number) * factor
+        found = out.setdefault(dimension, [])
+        if _SET_CUE.search(low[max(0, match.start() - 8) : match.start()]):
+            found.insert(0, value)
+        else:
+            found.append(value)
+    for match in _KEYED.finditer(low):
+        key, number = match.groups()
+        if key in _STOP or key[:3] in out:
+            continue
+        found = out.setdefault("=" + _stem(key), [])
+        found.append(float(number))
     return out
 
 
 def _same_value(new: Draft, earlier: list[Draft], *, same_subject: bool = False) -> list[Draft]:
-    """Earlier statements within reach that give another number in a unit ``new`` sets.
+    """Earlier statements within reach that set another value in a dimension ``new`` sets.
 
-    What ``new`` sets is its first number in that unit ("4 点, 2 点那边在做日切" sets 4).
-    Without a correction's say-so (``same_subject``), they must also share a word
-    that is not the number or the unit ("grace period"), so two timeouts of different
-    things never retire each other.
+    What a statement sets is its leading value in that dimension ("4 点, 2 点那边在做日切"
+    sets 4; "30 秒太短了，改成 90 秒" sets 90). Two values are about the same thing when
+    the statements share a word that is not a number or a unit ("grace period"), or when
+    one names the other's value ("30 秒太短了" names the 30 it replaces; "go back to 5
+    minutes" restores the 5 that was replaced), so two timeouts of different things
+    never retire each other. A correction (``same_subject``) never retires a rule.
     """
-    values = {unit: numbers[0] for unit, numbers in _values(new.content).items()}
-    if not values:
+    mine = _values(new.content)
+    if not mine:
         return []
-    words = {w for w in _words(new.content) if not w.isdigit() and w[:3] not in values}
+    words = _subject_words(new.content)
     out: list[Draft] = []
     for old in reversed(earlier):
         if new.turn - old.turn > CORRECTION_REACH:
             break
         if old.kind == "goal" or (same_subject and old.kind == "constraint"):
             continue
-        for unit, numbers in _values(old.content).items():
-            if unit in values and values[unit] not in numbers:
-                if not same_subject or words & _words(old.content):
-                    out.append(old)
+        theirs = _values(old.content)
+        for dim, numbers in mine.items():
+            previous = theirs.get(dim)
+            if not previous or numbers[0] == previous[0]:
+                continue
+            related = (
+                dim.startswith("=")
+                or numbers[0] in previous[1:]
+                or previous[0] in numbers[1:]
+                or bool(words & _subject_words(old.content))
+            )
+            if related:
+                out.append(old)
                 break
     return out
+
+
+_UNIT_WORD = re.compile(r"^(?:ms|sec|second|min|minut|hour|hr|day|week|month|year|gb|mb|kb|tb|%|x)")
+
+
+def _subject_words(text: str) -> set[str]:
+    """Content words without numbers and units: what a value is a value of."""
+    return {w for w in _words(text) if not any(c.isdigit() for c in w) and not _UNIT_WORD.match(w)}
 
 
 def _compatible(new: str, old: str) -> bool:
@@ -221,18 +310,27 @@ def _compatible(new: str, old: str) -> bool:
     return a == b or "any" in (a, b) or {a, b} <= {"choice", "rule", "value"}
 
 
-def _named(subject: str | None, earlier: list[Draft]) -> Draft | None:
+def _named(subject: str | None, earlier: list[Draft], new: Draft) -> list[Draft]:
+    """The earlier statements that mention what ``new`` names as replaced, newest first.
+
+    Every one within a correction's reach; else the newest one further back (a Latin
+    name is specific enough to reach that far, a Chinese verb of one to three
+    characters is not).
+    """
     if not subject:
-        return None
+        return []
     # "instead of the Celery job" names "Celery job", which may have been said as "Celery".
     needles = [subject.casefold()]
     if " " in subject:
         needles.append(subject.split()[0].casefold())
     for needle in needles:
-        for old in reversed(earlier):
-            if needle in old.content.casefold():
-                return old
-    return None
+        found = [old for old in reversed(earlier) if needle in old.content.casefold()]
+        near = [old for old in found if new.turn - old.turn <= CORRECTION_REACH]
+        if near:
+            return near
+        if found and not _CJK.search(needle):
+            return found[:1]
+    return []
 
 
 def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
