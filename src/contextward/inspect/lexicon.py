@@ -90,8 +90,7 @@ CORRECTION = _StartOrAnywhere(
     r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
     r"wrong (?:\w+ ){0,2}[—–,:-]|"
     r"(?:make|change) (?:it|that|this|them)(?: to)? [~≈]?\d|"
-    r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|改主意|算了)|"
-    r"还是(?:用|改|换|走|按|保留|保持|先|直接|别|不要)",
+    r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|等下|等等|改主意|算了)",
     r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
     r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
     r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了",
@@ -103,6 +102,8 @@ CORRECTION = _StartOrAnywhere(
         ),
         (("了",), r"\S{0,10}(?:先|就|也)?(?:别|不用|不要|不)[^，,。]{1,16}?了\s*[，,]"),
         (("不是",), r"\S{0,12}不是\s*[^。，,\s]{1,20}\s*[，,][^。，,]{0,16}?(?:是|在|用|改)"),
+        # "那 epoch 还是用回 3", "等下，TTL 还是用 2 小时吧": going back on a choice.
+        (("还是",), r".{0,16}?还是(?:用|改|换|走|按|保留|保持|先|直接|别|不要)"),
     ),
 )
 

@@ -180,8 +180,17 @@ def link(drafts: Sequence[Draft]) -> None:
             target.superseded_by = new.id
             new.supersedes.append(target.id)
         if new.kind == "correction" or (new.role == "user" and new.replaces):
-            # "make it 90 days" retires every recent statement of the old "30 days".
-            for old in _same_value(new, earlier):
+            # "make it 90 days" retires every recent statement of the old "30 days",
+            # whatever kind it was classified as.
+            pool = [
+                old
+                for old in memory[:index]
+                if old.kind in _REPLACEABLE
+                and old.superseded_by is None
+                and old.position < new.position
+                and not (old.role == "user" and old.kind == "constraint")
+            ]
+            for old in _same_value(new, pool):
                 if old.superseded_by is None:
                     old.superseded_by = new.id
                     new.supersedes.append(old.id)
@@ -225,6 +234,44 @@ _KEYED = re.compile(
 )
 
 
+# Words before a number that say nothing about what it measures ("after 14", "every 5").
+_NOT_KEYS = frozenset(
+    [
+        "after",
+        "before",
+        "from",
+        "with",
+        "every",
+        "each",
+        "about",
+        "under",
+        "over",
+        "than",
+        "least",
+        "most",
+        "top",
+        "last",
+        "first",
+        "next",
+        "per",
+        "into",
+        "onto",
+        "until",
+        "since",
+        "around",
+        "approx",
+        "than",
+        "like",
+        "only",
+        "also",
+        "just",
+        "about",
+    ]
+)
+# Chinese counters: the noun after them says what is counted.
+_COUNTERS = frozenset("个条张次台份项位只块")
+
+
 def _dimension(unit: str) -> tuple[str, float]:
     """The dimension a unit measures and its factor: "min" -> ("time", 60)."""
     for size in (3, 2, 1):
@@ -244,6 +291,9 @@ def _values(text: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for match in _VALUE.finditer(low):
         number, unit = match.groups()
+        if unit in _COUNTERS:
+            # "48 个副本" and "24 个分区" count different things: the noun is the unit.
+            unit = low[match.end() : match.end() + 2].strip() or unit
         dimension, factor = _dimension(unit)
         value = float(number) * factor
         found = out.setdefault(dimension, [])
@@ -253,7 +303,7 @@ def _values(text: str) -> dict[str, list[float]]:
             found.append(value)
     for match in _KEYED.finditer(low):
         key, number = match.groups()
-        if key in _STOP or key[:3] in out:
+        if key in _STOP or key in _NOT_KEYS or key[:3] in out:
             continue
         found = out.setdefault("=" + _stem(key), [])
         found.append(float(number))
@@ -297,7 +347,10 @@ def _same_value(new: Draft, earlier: list[Draft], *, same_subject: bool = False)
     return out
 
 
-_UNIT_WORD = re.compile(r"^(?:ms|sec|second|min|minut|hour|hr|day|week|month|year|gb|mb|kb|tb|%|x)")
+_UNIT_WORD = re.compile(
+    r"^(?:ms|sec|second|min|minut|hour|hr|day|week|month|year|gb|mb|kb|tb|%|x)|"
+    r"^(?:小时|分钟|秒钟|毫秒|天内|个月)$"
+)
 
 
 def _subject_words(text: str) -> set[str]:
