@@ -268,7 +268,7 @@ class Score:
     noise_dropped: int = 0
     misses: list[str] = field(default_factory=list)
 
-    def add(self, session: Session, result: InspectionResult, *, adjudicated: bool) -> None:
+    def add(self, session: Session, result: InspectionResult, *, adjudicated: bool = True) -> None:
         guidance = build_guidance(result, limits=Limits(10_000, 10_000, 10_000, 10**9))
         must = {c.id for c in guidance.must_preserve}
         owner: dict[str, bool] = {}

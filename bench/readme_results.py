@@ -100,6 +100,11 @@ def inspection_section() -> list[str]:
     rows_by_column = [
         inspect_eval.merged([by_tool[name][s] for s in spl]).rows() for name, spl, _ in columns
     ]
+    # Ours again on the first annotator's labels alone, so the adjudication changes no verdict
+    # unseen.
+    columns.insert(2, ("", blind, "contextward rules, held-out, first annotator alone"))
+    first = [inspect_eval.score(s, adjudicated=False)[0] for s in blind]
+    rows_by_column.insert(2, inspect_eval.merged(first).rows())
     rows = [
         [cells[0][0], *(c[1] for c in cells), cells[0][2] or "–"]
         for cells in zip(*rows_by_column, strict=True)
@@ -110,7 +115,11 @@ def inspection_section() -> list[str]:
         "",
         f"Labelled sessions in bench/data/inspect: dev ({sessions['dev']} sessions, tuned on) "
         f"and the held-out sets {', '.join(f'{s} ({sessions[s]})' for s in blind)}, never "
-        "tuned on. Marked spans are memories; every other candidate is noise.",
+        "tuned on. Marked spans are memories; every other candidate is noise. A second "
+        "annotator, blind to the classifier, re-read the sessions of the three later authors "
+        "and every held-out set; the columns score what both annotators agree on (a span "
+        "they dispute counts as neither), and one column repeats ours on the first "
+        "annotator's labels alone (bench/data/inspect/README.md).",
         "",
         *markdown_table(["metric", *(title for _, _, title in columns), "target"], rows),
         "",

@@ -76,7 +76,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
 _INSTEAD_OF = re.compile(
     r"\b(?:instead of|rather than|not|scratch|forget(?: about)?|ditch|drop)\s+"
-    r"(?:the\s+|a\s+|an\s+|that\s+|my\s+)?([`\w./-]+(?:\s[A-Z][\w./-]*)?)|"
+    # A second word only when capitalised ("Amazon SQS"), whatever the flags say.
+    r"(?:the\s+|a\s+|an\s+|that\s+|my\s+)?([`\w./-]+(?-i:\s[A-Z][\w./-]*)?)|"
     r"(?:而不是|不用|不再\S?)\s*([\w./-]+)|"
     # "不扩了", "那就不压缩了": the thing no longer done, named by its verb.
     r"(?:^|[，,。\s]|就|先)不(?:再)?([\u4e00-\u9fff]{1,3})了",
@@ -100,6 +101,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")
+    if ctx.role == "user" and weight(text) < 40 and lx.PICK.match(low):
+        return _noise("transient", 0.85, "a reply picking from the assistant's list")
     memo: list[bool] = []
 
     def replaces() -> bool:
@@ -236,8 +239,6 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "the assistant narrating its next step")
     if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and weight(text) < 90):
         return _noise("transient", 0.85, f"a question from {speaker}")
-    if ctx.role == "user" and lx.PICK.match(low) and weight(text) < 40:
-        return _noise("transient", 0.85, "a reply picking from the assistant's list")
     detail = bool(
         lx.IDENTIFIER.search(text)
         or _NUMBER.search(text)
@@ -271,6 +272,16 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
     if authority and detail and weight(text) > 30:
         return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
+    if ctx.role == "assistant" and lx.LIMITATION.search(low) and not _QUESTION.search(text):
+        # "Changing the partition table cannot be done over OTA": a limit later work meets.
+        return _mem("fact", 0.8, "a limitation the assistant found", replaces())
+    if (
+        ctx.role == "assistant"
+        and (lx.IMPERATIVE.match(low) or lx.USE.match(low))
+        and weight(text) > 40
+    ):
+        # A step of the assistant's plan: "Use the remote cache for task outputs, …".
+        return _mem("decision", 0.8, "a step of the assistant's plan", replaces())
     if ctx.role != "user" and weight(text) > (50 if ctx.role == "assistant" else 25):
         # Substantive but unrecognised: not certain enough to drop alone.
         return _noise(

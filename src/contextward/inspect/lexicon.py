@@ -267,6 +267,14 @@ class _Identifier:
 
 IDENTIFIER = _Identifier()
 
+# "cannot be downgraded over OTA", "KEDA is installed cluster-wide": what later work must
+# live with.
+LIMITATION = _re(
+    r"\b(?:cannot|can'?t|can not|is not (?:possible|supported)|isn'?t supported|are not supported|"
+    r"is (?:installed|enabled|disabled|deployed|pinned)|are (?:installed|enabled|disabled|pinned))\b|"
+    r"不支持|无法|不能"
+)
+
 RISK = _re(
     r"\b(?:risk|risky|be careful|careful with|watch out|beware|danger|dangerous|might break|could break|"
     r"may break|can break|will break|caution|heads up|flaky|race condition|data loss|"
@@ -450,7 +458,7 @@ PICK = _re(
     r"^(?:(?:ok(?:ay)?|yes|yeah|sure|sounds good|好的?|可以|行|嗯)[,，.!。 ]*)?"
     r"(?:(?:please |let'?s |then |先)?(?:go with|do|try|pick|take|start with|试|做|选|用|上))?\s*(?:option |方案|选项)?#?"
     r"(?:\d|[abc]\b)(?:\s*(?:and|&|,|，|和|跟|、|\+|or)\s*#?(?:\d|[abc]\b))*\s*"
-    r"(?:(?:first|then|yes|ok|please|pls|sounds good|is fine|are fine|works|吧|可以|行|没问题|都可以|都行|先)[ ,，.!。]*)*$"
+    r"(?:(?:first|then|yes|ok|please|pls|sounds good|is fine|are fine|works|吧|可以|行|没问题|都可以|都行|先)[ ,，.!。]*)*[.!。]*$"
 )
 # "how long would the copy take", "语言怎么判断的": questions written without "?".
 WH_QUESTION = _re(

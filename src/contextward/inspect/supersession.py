@@ -159,7 +159,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # contrasts rather than replaces, and guessing by shared words would retire
             # something unrelated.
             continue
-        for old in named[1:]:
+        for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             old.superseded_by = new.id
             new.supersedes.append(old.id)
