@@ -350,7 +350,7 @@ def score(split: str, *, adjudicated: bool = True) -> tuple[Score, int, int]:
     for session in data:
         result = inspect_stream(io.BytesIO(render(session)))
         total.add(session, result, adjudicated=adjudicated)
-    return total, len(data), sum(len(s.labels) for s in data)
+    return total, len(data), sum(label.kinds != ("?",) for s in data for label in s.labels)
 
 
 def merged(scores: Iterable[Score]) -> Score:
@@ -452,10 +452,12 @@ def evaluate(show_misses: Iterable[str] = ()) -> str:
         for adjudicated, by_split in modes.items():
             s, n, labels = score(split, adjudicated=adjudicated)
             by_split[split] = s
-        disputed = sum(label.disputed for session in sessions(split) for label in session.labels)
+        marks = [label for session in sessions(split) for label in session.labels]
+        added = sum(label.kinds == ("?",) for label in marks)
+        disputed = sum(label.disputed for label in marks) - added
         lines.append(
-            f"  {split}: {n} sessions, {labels} labelled spans ({disputed} disputed by a "
-            f"second annotator), {modes[True][split].candidates} candidates"
+            f"  {split}: {n} sessions, {labels} labelled spans; a second annotator disputed "
+            f"{disputed} and marked {added} more, {modes[True][split].candidates} candidates"
         )
     lines.append("  adjudicated (spans the two annotators disagree on count as neither):")
     lines += _table(modes[True], {s: score_baseline(s) for s in SPLITS})

@@ -113,3 +113,46 @@ def test_context_guardian_covers_every_message_of_a_session() -> None:
     covered = {source for c in result.candidates for source in c.sources}
     assert covered == {str(m["id"]) for m in session.messages}
     assert {c.action for c in result.candidates} <= {"keep", "drop", "review"}
+
+
+def test_adjudicated_scores_count_a_disputed_span_as_neither(tmp_path: Path) -> None:
+    from bench.inspect_eval import Score, load
+
+    from contextward.inspect import Candidate, InspectionResult
+
+    path = tmp_path / "disputed.txt"
+    path.write_text(
+        "lang: en\n--- u1 user\n{{fact?:The DAG is x.}} {{?:It runs hourly.}} Thanks.\n",
+        encoding="utf-8",
+    )
+    session = load(path)
+
+    def cand(cid: str, content: str, action: str) -> Candidate:
+        return Candidate(cid, "fact", content, 0.8, 0.8, action, False, "", ("u1",))  # type: ignore[arg-type]
+
+    result = InspectionResult(
+        (
+            cand("a", "The DAG is x.", "keep"),
+            cand("b", "It runs hourly.", "keep"),
+            cand("c", "Thanks.", "keep"),
+        ),
+        1,
+    )
+    adjudicated, first = Score(), Score()
+    adjudicated.add(session, result)
+    first.add(session, result, adjudicated=False)
+    assert (adjudicated.labels, adjudicated.noise, adjudicated.kept, adjudicated.borderline) == (
+        0,
+        1,
+        1,
+        2,
+    )
+    assert (first.labels, first.noise, first.kept_true, first.kept) == (1, 2, 1, 3)
+
+
+def test_inspect_features_reports_shares() -> None:
+    from bench.inspect_features import report
+
+    lines = report("dev", "wa_en_hpa").splitlines()
+    assert lines[0].startswith("assistant facts kept by the rules")
+    assert any("next speaker" in line and "are memories" in line for line in lines[1:])
