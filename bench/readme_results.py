@@ -124,6 +124,15 @@ def inspection_section() -> list[str]:
         *markdown_table(["metric", *(title for _, _, title in columns), "target"], rows),
         "",
     ]
+    # Column 1 is ours on the merged held-out sets.
+    missed = [row[0] for row in rows_by_column[1] if not _met(row)]
+    lines.append(
+        f"Held-out targets not met yet: {', '.join(missed)} (why, and what is next: "
+        "docs/inspect.md)."
+        if missed
+        else "Every held-out target is met."
+    )
+    lines.append("")
     if version is None:
         lines.append(f"{context_guardian.DISTRIBUTION} was not installed: no peer column.")
     else:
@@ -133,6 +142,20 @@ def inspection_section() -> list[str]:
             "scorer; the keyword baseline is bench/inspect_eval.py's regex approach."
         )
     return lines
+
+
+def _met(row: tuple[str, str, str]) -> bool:
+    """Whether a score row ("noise dropped", "79.1%", ">= 95%") meets its target."""
+    _, value, target = row
+    if not target:
+        return True
+    number = float(value.rstrip("%"))
+    bound = float(target.lstrip("<>= ").rstrip("%"))
+    if target.startswith(">="):
+        return number >= bound
+    if target.startswith("<="):
+        return number <= bound
+    return number == bound
 
 
 def _budget(name: str) -> str:
