@@ -156,3 +156,12 @@ def test_inspect_features_reports_shares() -> None:
     lines = report("dev", "wa_en_hpa").splitlines()
     assert lines[0].startswith("assistant facts kept by the rules")
     assert any("next speaker" in line and "are memories" in line for line in lines[1:])
+
+
+def test_a_target_is_met_only_on_its_side_of_the_bound() -> None:
+    from bench.readme_results import _met
+
+    assert _met(("retained", "98.7%", ">= 98%")) and not _met(("noise", "79.1%", ">= 95%"))
+    assert _met(("review", "2.0%", "<= 10%")) and not _met(("review", "11%", "<= 10%"))
+    assert _met(("superseded", "0", "0")) and not _met(("superseded", "16", "0"))
+    assert _met(("kind accuracy", "54.3%", ""))
