@@ -200,3 +200,10 @@ def test_pathological_sizes_stay_total() -> None:
     assert [f["itemId"] for f in findings] == ["a", "b", "c"]
     assert all(STRUCTURAL.fullmatch(f["reason"]) for f in findings)
     assert findings[2]["status"] == "lost"
+
+
+def test_a_sentence_that_only_lends_a_value_does_not_hide_a_verbatim_copy() -> None:
+    # Found by the property above: "500美元." holds no word of the item, so growing the
+    # region by shared words stopped before it and the currency looked lost.
+    item = "main 30 5. 500美元. push 主分支"
+    assert one(item, f"\n\n{item}\n\n") == ("preserved", "preserved: verbatim")

@@ -215,10 +215,11 @@ class ContextIndex:
         for _score, negative in top:
             window, matched = self._grow(-negative, weights, wanted, limit)
             # The item's words can only all be there when all its keys are, or, for
-            # an item of several sentences, when they are a short widening away.
+            # an item of several sentences, when they are a short widening away (a
+            # sentence that only lends a value, "500美元.", stops growth by keys).
             complete = len(matched) == len(wanted)
             verbatim = complete and self._holds(window, profile.squashed)
-            if not verbatim and (complete or (limit > 2 and 2 * len(matched) >= len(wanted))):
+            if not verbatim and (complete or limit > 2):
                 extended = self._verbatim_window(window, profile.squashed, limit)
                 if extended is not None:
                     window, verbatim = extended, True
