@@ -126,15 +126,7 @@ def link(drafts: Sequence[Draft]) -> None:
     for index, new in enumerate(memory):
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
-            values = [
-                old
-                for old in memory[:index]
-                if old.kind in _REPLACEABLE
-                and old.superseded_by is None
-                and old.position < new.position
-                and not (old.role == "user" and old.kind == "constraint")
-            ]
-            for old in _same_value(new, values, same_subject=True):
+            for old in _same_value(new, _open(memory[:index], new), same_subject=True):
                 old.superseded_by = new.id
                 new.supersedes.append(old.id)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
@@ -182,18 +174,22 @@ def link(drafts: Sequence[Draft]) -> None:
         if new.kind == "correction" or (new.role == "user" and new.replaces):
             # "make it 90 days" retires every recent statement of the old "30 days",
             # whatever kind it was classified as.
-            pool = [
-                old
-                for old in memory[:index]
-                if old.kind in _REPLACEABLE
-                and old.superseded_by is None
-                and old.position < new.position
-                and not (old.role == "user" and old.kind == "constraint")
-            ]
-            for old in _same_value(new, pool):
+            for old in _same_value(new, _open(memory[:index], new)):
                 if old.superseded_by is None:
                     old.superseded_by = new.id
                     new.supersedes.append(old.id)
+
+
+def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
+    """Earlier statements a new value may retire: not yet retired, and not the owner's rules."""
+    return [
+        old
+        for old in earlier
+        if old.kind in _REPLACEABLE
+        and old.superseded_by is None
+        and old.position < new.position
+        and not (old.role == "user" and old.kind == "constraint")
+    ]
 
 
 def _proposal(new: Draft, old: Draft) -> bool:
@@ -203,25 +199,12 @@ def _proposal(new: Draft, old: Draft) -> bool:
 
 # Units of one dimension compare with each other: "24 小时" and "10 分钟" set the same TTL.
 _SECONDS = {
-    "ms": 0.001,
-    "mil": 0.001,
-    "毫": 0.001,
-    "sec": 1,
-    "s": 1,
-    "秒": 1,
-    "min": 60,
-    "分": 60,
-    "m": 60,
-    "hou": 3600,
-    "hr": 3600,
-    "hrs": 3600,
-    "h": 3600,
-    "小": 3600,
-    "day": 86400,
-    "天": 86400,
-    "d": 86400,
-    "wee": 604800,
-    "周": 604800,
+    **dict.fromkeys(("ms", "msec", "millisecond", "毫"), 0.001),
+    **dict.fromkeys(("sec", "second", "秒"), 1.0),
+    **dict.fromkeys(("min", "minute", "分"), 60.0),
+    **dict.fromkeys(("hr", "hour", "小"), 3600.0),
+    **dict.fromkeys(("day", "天"), 86400.0),
+    **dict.fromkeys(("wk", "week", "周"), 604800.0),
 }
 # "改成 90 秒", "to 5 minutes", "→ 4": the value a statement sets comes after its cue.
 _SET_CUE = re.compile(
@@ -236,49 +219,20 @@ _KEYED = re.compile(
 
 # Words before a number that say nothing about what it measures ("after 14", "every 5").
 _NOT_KEYS = frozenset(
-    [
-        "after",
-        "before",
-        "from",
-        "with",
-        "every",
-        "each",
-        "about",
-        "under",
-        "over",
-        "than",
-        "least",
-        "most",
-        "top",
-        "last",
-        "first",
-        "next",
-        "per",
-        "into",
-        "onto",
-        "until",
-        "since",
-        "around",
-        "approx",
-        "than",
-        "like",
-        "only",
-        "also",
-        "just",
-        "about",
-    ]
+    re.findall(
+        r"\w+",
+        "after before from with every each about under over than least most top last first "
+        "next per into onto until since around approx like only also just",
+    )
 )
 # Chinese counters: the noun after them says what is counted.
 _COUNTERS = frozenset("个条张次台份项位只块")
 
 
 def _dimension(unit: str) -> tuple[str, float]:
-    """The dimension a unit measures and its factor: "min" -> ("time", 60)."""
-    for size in (3, 2, 1):
-        factor = _SECONDS.get(unit[:size])
-        if factor is not None and (size == len(unit) or size == 3 or unit[:size] in "小分毫天周"):
-            return "time", factor
-    return unit[:3], 1.0
+    """The dimension a unit measures and its factor: "minutes" -> ("time", 60)."""
+    factor = _SECONDS.get(unit) or _SECONDS.get(unit.removesuffix("s"))
+    return ("time", factor) if factor else (unit[:3], 1.0)
 
 
 def _values(text: str) -> dict[str, list[float]]:
