@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from contextward.inspect import Candidate, InspectionResult, Message, inspect_messages
+from contextward.inspect import Message
 from contextward.inspect.classifier import Context, classify
 from contextward.inspect.segment import Unit
-
-
-def kind(text: str, role: str = "user", *, opening: bool = False) -> str:
-    return classify(Unit(text), Context(role, opening=opening)).kind  # type: ignore[arg-type]
+from inspect_helpers import kind, only, run
 
 
 @pytest.mark.parametrize(
@@ -54,16 +51,6 @@ def test_the_assistant_cannot_impose_rules_and_its_narration_is_noise() -> None:
     assert kind("I'll keep /api/v1 stable and work on a branch.", "assistant") == "transient"
     assert kind("Decision: store OAuth account links in PostgreSQL.", "assistant") == "decision"
     assert kind("Status: Google sign-in works end to end.", "assistant") == "state"
-
-
-def run(*messages: Message) -> InspectionResult:
-    return inspect_messages(messages)
-
-
-def only(result: InspectionResult, content: str) -> Candidate:
-    found = [c for c in result.candidates if c.content == content]
-    assert len(found) == 1, [c.content for c in result.candidates]
-    return found[0]
 
 
 def test_tool_output_is_one_dropped_candidate_with_a_verbatim_prefix() -> None:

@@ -4,23 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from contextward.inspect import Candidate, InspectionResult, Message, inspect_messages
-from contextward.inspect.classifier import Context, classify
-from contextward.inspect.segment import Unit, units
-
-
-def kind(text: str, role: str = "user") -> str:
-    return classify(Unit(text), Context(role)).kind  # type: ignore[arg-type]
-
-
-def run(*messages: Message) -> InspectionResult:
-    return inspect_messages(messages)
-
-
-def only(result: InspectionResult, content: str) -> Candidate:
-    found = [c for c in result.candidates if c.content == content]
-    assert len(found) == 1, [c.content for c in result.candidates]
-    return found[0]
+from contextward.inspect import Message
+from contextward.inspect.segment import units
+from inspect_helpers import kind, only, run
 
 
 def test_a_terse_owner_s_lowercase_sentences_are_separate_units() -> None:
