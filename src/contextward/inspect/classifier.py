@@ -95,9 +95,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
-    if (_LIST_TITLE.match(text.strip("*_ ")) and weight(text) < 30) or (
-        text.rstrip("*_ ").endswith((":", "：")) and weight(text) < 70 and not ctx.summary
-    ):
+    if _list_title(text, ctx):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")
@@ -272,7 +270,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
     if authority and detail and weight(text) > 30:
         return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
-    if ctx.role == "assistant" and lx.LIMITATION.search(low) and not _QUESTION.search(text):
+    if ctx.role == "assistant" and lx.LIMITATION.search(low):
         # "Changing the partition table cannot be done over OTA": a limit later work meets.
         return _mem("fact", 0.8, "a limitation the assistant found", replaces())
     if (
@@ -288,6 +286,18 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             "transient", 0.6, f"a substantive statement by {speaker} with no memory signal"
         )
     return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
+
+
+def _list_title(text: str, ctx: Context) -> bool:
+    """ "Options:", "**Plan:**", "From the code and the measurement with the PPK2:".
+
+    A compaction summary's "Decisions: use X" lines are content, so there only a
+    short title without a colon inside counts.
+    """
+    bare = text.strip("*_ ")
+    if _LIST_TITLE.match(bare) and weight(text) < 30:
+        return True
+    return bare.endswith((":", "：")) and weight(text) < 70 and not ctx.summary
 
 
 def _not_yet(low: str) -> bool:
