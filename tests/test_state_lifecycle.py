@@ -120,6 +120,23 @@ def test_session_ending_without_checkpoint_is_auto_logged_and_reported_next_time
     )
 
 
+def test_a_checkpoint_in_the_second_the_session_started_came_before_it(
+    store: Store, project: StateProject, clock: Clock
+) -> None:
+    # A script checkpoints, then starts the host within the same second (the CI run that
+    # found this): the session itself never checkpointed, so it is auto-logged.
+    clock.advance(seconds=0.2)
+    checkpoint({"focus": "carried"}, project=project, now=clock.now)
+    clock.advance(seconds=0.5)
+    session_start(store, "s1")
+    tool_called(store, "s1", key="t1")
+    clock.advance(minutes=1)
+    ended = session_end(store, "s1", project=project)
+    assert ended.logged
+    assert not ended.record.checkpointed
+    assert [entry.auto for entry in read_state(project).log] == [True]
+
+
 def test_a_session_that_checkpointed_is_not_auto_logged(
     store: Store, project: StateProject, clock: Clock
 ) -> None:

@@ -145,7 +145,10 @@ def _checkpointed(project: StateProject, since: datetime) -> bool:
     except StateError:
         return False
     stamp = parse_stamp(view.updated)
-    return stamp is not None and stamp >= since.replace(microsecond=0)
+    # ``updated`` is to the second. One stamped in the second the session started was
+    # written just before it (a script's checkpoint, then the host): an agent cannot
+    # checkpoint within its session's first second, so that one does not count.
+    return stamp is not None and stamp > since.replace(microsecond=0)
 
 
 def _should_log(record: SessionRecord, now: datetime, *, idle: bool) -> bool:
