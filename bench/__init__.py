@@ -21,6 +21,7 @@ BENCHMARKS: tuple[str, ...] = (
 EVALUATIONS: tuple[str, ...] = (
     "bench.facts_eval",
     "bench.inspect_eval",
+    "bench.inspect_provider",
     "bench.peers.compaction_guard",
     "bench.peers.context_guardian",
 )

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import inspect_eval
+from bench import inspect_eval, inspect_provider
 from bench.peers import compaction_guard, context_guardian
 
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -105,6 +105,17 @@ def inspection_section() -> list[str]:
     columns.insert(2, ("", blind, "contextward rules, held-out, first annotator alone"))
     first = [inspect_eval.score(s, adjudicated=False)[0] for s in blind]
     rows_by_column.insert(2, inspect_eval.merged(first).rows())
+    # Provider mode, from the recorded answers of a host model (bench/inspect_provider.py).
+    replayed = {s: inspect_provider.score(s) for s in inspect_eval.SPLITS}
+    models = sorted(set().union(*(r.models or set() for r in replayed.values())))
+    for at, (title, spl) in enumerate(
+        [("contextward provider mode, dev", ["dev"]), ("provider mode, held-out", blind)], 3
+    ):
+        columns.insert(at, ("", spl, title))
+        rows_by_column.insert(at, inspect_eval.merged(replayed[s].score for s in spl).rows())
+    recorded = sum(r.recorded for r in replayed.values())
+    total = sum(r.sessions for r in replayed.values())
+    fallbacks = sum(r.fallbacks for r in replayed.values())
     rows = [
         [cells[0][0], *(c[1] for c in cells), cells[0][2] or "–"]
         for cells in zip(*rows_by_column, strict=True)
@@ -124,14 +135,21 @@ def inspection_section() -> list[str]:
         *markdown_table(["metric", *(title for _, _, title in columns), "target"], rows),
         "",
     ]
-    # Column 1 is ours on the merged held-out sets.
-    missed = [row[0] for row in rows_by_column[1] if not _met(row)]
     lines.append(
-        f"Held-out targets not met yet: {', '.join(missed)} (why, and what is next: "
-        "docs/inspect.md)."
-        if missed
-        else "Every held-out target is met."
+        f"Provider mode replays the recorded answers of {', '.join(models) or 'no model'} "
+        f"to the prompt contextward asks ({recorded} of {total} sessions recorded, "
+        f"{fallbacks} ran in rules mode) through the real adapter and policy "
+        "(`python -m bench.inspect_provider score`)."
     )
+    lines.append("")
+    # Column 1 is the rules on the merged held-out sets, column 4 provider mode.
+    for mode, at in (("rules mode", 1), ("provider mode", 4)):
+        missed = [row[0] for row in rows_by_column[at] if not _met(row)]
+        lines.append(
+            f"Held-out targets not met in {mode}: {', '.join(missed)} (why: docs/inspect.md)."
+            if missed
+            else f"Every held-out target is met in {mode}."
+        )
     lines.append("")
     if version is None:
         lines.append(f"{context_guardian.DISTRIBUTION} was not installed: no peer column.")

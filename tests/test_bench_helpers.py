@@ -165,3 +165,37 @@ def test_a_target_is_met_only_on_its_side_of_the_bound() -> None:
     assert _met(("review", "2.0%", "<= 10%")) and not _met(("review", "11%", "<= 10%"))
     assert _met(("superseded", "0", "0")) and not _met(("superseded", "16", "0"))
     assert _met(("kind accuracy", "54.3%", ""))
+
+
+def test_a_recorded_answer_is_replayed_only_for_the_prompt_it_answered(tmp_path: Path) -> None:
+    import io
+
+    from bench.inspect_eval import load, render
+    from bench.inspect_provider import Recording, Replay, asked, digest
+
+    from contextward.hosts.bridge_library import HostCandidates
+    from contextward.inspect import inspect_stream
+
+    path = tmp_path / "s.txt"
+    path.write_text(
+        "lang: en\n--- u1 user\nShip the API.\n"
+        "--- a1 assistant\nThe staging run took 420 ms at p95. We deploy with Helm.\n",
+        encoding="utf-8",
+    )
+    session = load(path)
+    answer = (
+        '```json\n{"candidates": [{"kind": "decision", "content": "We deploy with Helm."}]}\n```'
+    )
+
+    def run(sha: str) -> tuple[str, bool, dict[str, str]]:
+        replay = Replay(Recording("test model", sha, answer))
+        result = inspect_stream(io.BytesIO(render(session)), provider=HostCandidates(replay))
+        return result.mode, replay.stale, {c.content: c.action for c in result.candidates}
+
+    mode, stale, actions = run(digest(asked(session)))
+    assert (mode, stale) == ("provider", False)
+    assert actions["The staging run took 420 ms at p95."] == "drop"
+    assert actions["We deploy with Helm."] == "keep"
+    mode, stale, actions = run(digest("another prompt"))
+    assert (mode, stale) == ("rules", True)
+    assert actions["The staging run took 420 ms at p95."] == "keep"

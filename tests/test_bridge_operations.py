@@ -138,7 +138,9 @@ def test_provider_mode_asks_the_hosts_model_and_validates_its_answer(
     result = ok(bridge.recv())
     assert result["mode"] == "provider"
     contents = [c["content"] for c in result["candidates"]]
-    assert "We chose PostgreSQL" in contents
+    # The proposal names the rules' candidate that holds it: no second copy.
+    chosen = [c for c in result["candidates"] if "We chose PostgreSQL" in c["content"]]
+    assert [(c["kind"], c["action"]) for c in chosen] == [("decision", "keep")]
     assert "an invented fact" not in contents
 
 

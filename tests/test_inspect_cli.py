@@ -214,3 +214,34 @@ def test_inspect_runs_as_a_real_process(convo: Path) -> None:
         and empty.stderr
         == b"contextward: error: transcript standard input: the transcript is empty\n"
     )
+
+
+def test_provider_mode_from_the_cli_prompt_then_answer(convo: Path, tmp_path: Path) -> None:
+    code, asked, _ = invoke("inspect", str(convo), "--prompt")
+    assert code == 0 and "Copy each content VERBATIM" in asked
+    assert "[a3] assistant: I wonder whether" in asked
+    assert SECRET not in asked  # masked before any model sees it
+    answer = tmp_path / "answer.txt"
+    # A model's reply, fenced as models often do: a hunch the rules sent to review is named.
+    answer.write_text(
+        '```json\n{"candidates": [{"kind": "risk", "source": "a3", "content": '
+        '"I wonder whether the partner team still calls the legacy sync endpoint every night."}]}'
+        "\n```",
+        encoding="utf-8",
+    )
+    code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
+    data = json.loads(out)
+    assert code == 0 and err == "" and data["mode"] == "provider"
+    hunch = next(c for c in data["candidates"] if c["sources"] == ["a3"])
+    assert (hunch["kind"], hunch["action"]) == ("risk", "keep")
+    code, out, _ = invoke("guidance", str(convo), "--answer", str(answer))
+    assert code == 0 and "partner team" in out.split("Can discard")[0]
+    # An answer that is not JSON: rules mode, said on stderr without quoting it.
+    answer.write_text(f"Sorry, I cannot help with {SECRET}.", encoding="utf-8")
+    code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
+    assert code == 0 and json.loads(out)["mode"] == "rules"
+    assert (
+        err == "contextward: answer not used (the host's model answered without JSON): rules mode\n"
+    )
+    code, _, err = invoke("inspect", str(convo), "--answer", str(tmp_path / "missing.txt"))
+    assert code == 2 and err.count("\n") == 1

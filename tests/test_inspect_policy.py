@@ -242,3 +242,117 @@ def test_a_failing_provider_falls_back_to_rules_with_the_reason(
     rules = inspect_messages(MESSAGES)
     assert (result.mode, result.fallback_reason) == ("rules", reason)
     assert result.candidates == rules.candidates
+
+
+CONVERSATION = [
+    Message("u1", "user", "Never push to main. Use SQLite for the cache."),
+    Message("a1", "assistant", "The staging run took 420 ms at p95. The index lives in build/idx."),
+    Message("u2", "user", "Keep the cache in Redis."),
+    Message("a2", "assistant", "OK, done in cache.py."),
+]
+
+
+def by_content(result: InspectionResult) -> dict[str, Candidate]:
+    return {c.content: c for c in result.candidates}
+
+
+def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_ones() -> None:
+    measured = "The staging run took 420 ms at p95."
+    rules = by_content(inspect_messages(CONVERSATION))
+    # The rules keep the measurement, unsure (confidence at the confirm threshold).
+    assert rules[measured].action == "keep"
+    assert rules[measured].confidence <= PolicyConfig().confirm_confidence
+    silent = by_content(inspect_messages(CONVERSATION, provider=Provider([])))
+    passed = silent[measured]
+    assert (passed.kind, passed.action) == ("transient", "drop")
+    assert passed.reason.startswith("a concrete finding") and "passed it by" in passed.reason
+    # Sure calls stand without the model: the owner's rule, a path later work needs.
+    assert silent["Never push to main."].action == "keep"
+    assert silent["The index lives in build/idx."].action == "keep"
+    named = Provider([{"kind": "fact", "content": measured, "source": "a1"}])
+    assert by_content(inspect_messages(CONVERSATION, provider=named))[measured].action == "keep"
+
+
+def test_the_users_unsure_statement_stands_though_the_model_passes_it_by() -> None:
+    said = "The staging bucket holds 40 GB of exports from last week."
+    messages = [Message("u1", "user", f"Fix the export job. {said}")]
+    assert by_content(inspect_messages(messages))[said].confidence <= 0.8
+    result = by_content(inspect_messages(messages, provider=Provider([])))
+    assert (result[said].kind, result[said].action) == ("fact", "keep")
+
+
+def test_a_noise_unit_the_model_names_takes_its_kind_but_not_a_short_one_inside_a_proposal() -> (
+    None
+):
+    messages = [Message("a1", "assistant", "Sounds good. We ship the fix behind a flag.")]
+    rules = by_content(inspect_messages(messages))
+    assert rules["Sounds good."].kind == "transient"
+    provider = Provider(
+        [
+            {"kind": "decision", "content": "Sounds good. We ship the fix behind a flag."},
+            {"kind": "transient", "content": "Sounds good."},
+        ]
+    )
+    result = by_content(inspect_messages(messages, provider=provider))
+    assert result["Sounds good."].action == "drop"
+    assert result["We ship the fix behind a flag."].kind == "decision"
+    assert result["We ship the fix behind a flag."].action == "keep"
+    assert "the host's model names it decision" in result["We ship the fix behind a flag."].reason
+
+
+def test_what_the_model_says_a_proposal_replaces_is_retired_only_when_found_earlier() -> None:
+    provider = Provider(
+        [
+            {
+                "kind": "decision",
+                "content": "Keep the cache in Redis.",
+                "source": "u2",
+                "replaces": "Use SQLite for the cache.",
+            },
+            {  # an assistant cannot retire the owner's word, whatever the model says
+                "kind": "state",
+                "content": "The index lives in build/idx.",
+                "source": "a1",
+                "replaces": "Never push to main.",
+            },
+            {  # replaces a text that comes only later: ignored
+                "kind": "constraint",
+                "content": "Never push to main.",
+                "source": "u1",
+                "replaces": "OK, done in cache.py.",
+            },
+        ]
+    )
+    result = by_content(inspect_messages(CONVERSATION, provider=provider))
+    old, new = result["Use SQLite for the cache."], result["Keep the cache in Redis."]
+    assert (old.superseded_by, old.action) == (new.id, "drop")
+    assert old.id in new.supersedes and new.action == "keep"
+    assert result["Never push to main."].superseded_by is None
+    assert result["Never push to main."].action == "keep"
+    assert result["OK, done in cache.py."].superseded_by is None
+
+
+def test_an_item_the_model_names_is_current_whatever_the_rules_guessed() -> None:
+    messages = [
+        Message("u1", "user", "Use SQLite for the cache."),
+        Message("u2", "user", "Actually, keep the cache in Redis."),
+    ]
+    rules = by_content(inspect_messages(messages))
+    assert rules["Use SQLite for the cache."].superseded_by is not None
+    named = Provider([{"kind": "decision", "content": "Use SQLite for the cache.", "source": "u1"}])
+    result = by_content(inspect_messages(messages, provider=named))
+    assert result["Use SQLite for the cache."].superseded_by is None
+    assert result["Use SQLite for the cache."].action == "keep"
+    assert result["Actually, keep the cache in Redis."].supersedes == ()
+
+
+def test_a_stricter_confirm_threshold_leaves_more_to_the_rules() -> None:
+    provider = Provider([])
+    loose = by_content(inspect_messages(CONVERSATION, provider=provider))
+    strict = by_content(
+        inspect_messages(
+            CONVERSATION, provider=provider, config=PolicyConfig(confirm_confidence=0.5)
+        )
+    )
+    assert loose["The staging run took 420 ms at p95."].action == "drop"
+    assert strict["The staging run took 420 ms at p95."].action == "keep"

@@ -4,16 +4,40 @@ from __future__ import annotations
 
 import click
 
-from .inspect_io import FORMAT_OPTION, candidates_table, dumps, load, skipped_line
+from .inspect_io import (
+    ANSWER_OPTION,
+    FORMAT_OPTION,
+    candidates_table,
+    dumps,
+    load,
+    provider_prompt,
+    skipped_line,
+)
 
 
 @click.command("inspect")
 @click.argument("file", metavar="FILE|-")
 @FORMAT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the inspection as JSON.")
-def command(file: str, fmt: str | None, as_json: bool) -> None:
-    """List a transcript's candidate memories and what the policy does with each."""
-    result = load(file, fmt)
+@click.option(
+    "--prompt",
+    "show_prompt",
+    is_flag=True,
+    help="Print what provider mode asks a model about this transcript, and stop.",
+)
+@ANSWER_OPTION
+def command(
+    file: str, fmt: str | None, as_json: bool, show_prompt: bool, answer: str | None
+) -> None:
+    """List a transcript's candidate memories and what the policy does with each.
+
+    Provider mode: give a model the text of `--prompt` and its reply to `--answer`; the
+    reply is untrusted (kept only where found verbatim, re-decided by the same policy).
+    """
+    if show_prompt:
+        click.echo(provider_prompt(file, fmt))
+        return
+    result = load(file, fmt, answer)
     if as_json:
         click.echo(dumps(result.to_dict()))
         skipped = skipped_line(result)

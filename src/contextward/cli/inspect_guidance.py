@@ -6,17 +6,20 @@ import click
 
 from ..inspect import InspectError, build_guidance
 from ._io import BadInput
-from .inspect_io import FORMAT_OPTION, dumps, load, load_decisions
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions
 
 
 @click.command("guidance")
 @click.argument("file", metavar="FILE|-")
 @FORMAT_OPTION
+@ANSWER_OPTION
 @click.option("--decisions", "decisions_path", metavar="F", help="Review decisions JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the guidance as JSON.")
-def command(file: str, fmt: str | None, decisions_path: str | None, as_json: bool) -> None:
+def command(
+    file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
+) -> None:
     """Print compaction guidance for a transcript (review decisions applied by candidate id)."""
-    result = load(file, fmt)
+    result = load(file, fmt, answer)
     decisions = load_decisions(decisions_path)
     try:
         guidance = build_guidance(result, decisions)

@@ -18,8 +18,10 @@ from ..inspect import (
     inspect_stream,
     parse_decisions,
 )
+from ..inspect.provider import SYSTEM, Answered, ProviderAnswerError, prompt
+from ..inspect.readers import open_transcript
 from ..redact import mask
-from ._io import BadInput, display_name, open_input, read_json
+from ._io import BadInput, display_name, open_input, read_json, read_text
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -28,15 +30,36 @@ FORMAT_OPTION = click.option(
     default=None,
     help="Transcript format (default: detected from its shape).",
 )
+ANSWER_OPTION = click.option(
+    "--answer",
+    "answer",
+    metavar="FILE",
+    default=None,
+    help="Provider mode: a model's answer to `contextward inspect --prompt` for this transcript.",
+)
 _PREVIEW = 72
 
 
-def load(path: str, fmt: str | None) -> InspectionResult:
-    """Inspect the transcript at ``path`` (``-`` for stdin)."""
+def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionResult:
+    """Inspect the transcript at ``path`` (``-`` for stdin), in provider mode with ``answer``."""
+    provider = Answered(read_text(answer, what="answer")) if answer is not None else None
     with open_input(path, what="transcript") as stream:
         try:
-            return inspect_stream(stream, fmt)
+            result = inspect_stream(stream, fmt, provider=provider)
         except InspectError as exc:
+            raise BadInput(f"transcript {display_name(path)}: {exc}") from None
+    if provider is not None and result.fallback_reason is not None:
+        click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
+    return result
+
+
+def provider_prompt(path: str, fmt: str | None) -> str:
+    """What a host's model is asked about the transcript at ``path`` (provider mode)."""
+    with open_input(path, what="transcript") as stream:
+        try:
+            messages = list(open_transcript(stream, fmt).messages)
+            return f"{SYSTEM}\n\n{prompt(messages)}"
+        except (InspectError, ProviderAnswerError) as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
 
 

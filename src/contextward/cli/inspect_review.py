@@ -14,7 +14,7 @@ import click
 from ..inspect import ReviewDecision, build_guidance, keep_unresolved
 from ..redact import mask
 from ._io import BadInput
-from .inspect_io import FORMAT_OPTION, dumps, load
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load
 
 _ANSWERS = {"k": "keep", "d": "drop", "s": None}
 
@@ -22,11 +22,14 @@ _ANSWERS = {"k": "keep", "d": "drop", "s": None}
 @click.command("review")
 @click.argument("file", metavar="FILE")
 @FORMAT_OPTION
+@ANSWER_OPTION
 @click.option("--save", "save_path", metavar="F", help="Write the decisions as JSON to F.")
 @click.option("--assume-tty", is_flag=True, hidden=True, help="Ask even without a terminal.")
-def command(file: str, fmt: str | None, save_path: str | None, assume_tty: bool) -> None:
+def command(
+    file: str, fmt: str | None, save_path: str | None, assume_tty: bool, answer: str | None
+) -> None:
     """Review the undecided candidates of FILE; exit 1 when nobody could answer."""
-    result = load(file, fmt)
+    result = load(file, fmt, answer)
     pending = result.with_action("review")
     interactive = assume_tty or (file != "-" and sys.stdin.isatty())
     decisions: list[ReviewDecision] = []

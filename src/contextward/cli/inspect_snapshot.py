@@ -6,17 +6,20 @@ import click
 
 from ..inspect import InspectError, snapshot_of
 from ._io import BadInput
-from .inspect_io import FORMAT_OPTION, load, load_decisions, preview
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, preview
 
 
 @click.command("snapshot")
 @click.argument("file", metavar="FILE|-")
 @FORMAT_OPTION
+@ANSWER_OPTION
 @click.option("--decisions", "decisions_path", metavar="F", help="Review decisions JSON.")
 @click.option("--json", "as_json", is_flag=True, help="Print the snapshot JSON (for check).")
-def command(file: str, fmt: str | None, decisions_path: str | None, as_json: bool) -> None:
+def command(
+    file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
+) -> None:
     """Snapshot what must survive compaction: kept and (conservatively) unresolved candidates."""
-    result = load(file, fmt)
+    result = load(file, fmt, answer)
     try:
         snapshot = snapshot_of(result, load_decisions(decisions_path))
     except InspectError as exc:

@@ -31,13 +31,13 @@ from ..compaction import capture_inspection
 from ..compaction import check_summary as check_against_snapshot
 from ..guard.loops import check, record_outcome
 from ..inspect import (
-    MEMORY_KINDS,
     InspectionResult,
     Message,
     build_guidance,
     inspect_stream,
     parse_decisions,
 )
+from ..inspect.provider import SCHEMA, SYSTEM, ProviderAnswerError, parse_answer, prompt
 from ..redact import mask
 from ..state import session_end, session_start, tool_called
 from ..state.project import StateProject
@@ -47,8 +47,6 @@ from .bridge_errors import OperationError, ProviderError
 
 #: Inspections kept for a following ``guidance`` call, most recent last.
 CACHE_SIZE: Final = 8
-#: The longest transcript text sent to the host's model in one provider request.
-MAX_PROVIDER_CHARS: Final = 200_000
 #: Lifecycle events a host may record.
 EVENTS: Final = ("session_end", "session_idle", "session_start", "tool_call")
 
@@ -231,73 +229,23 @@ class HostCandidates:
         self._timeout = timeout
 
     def propose(self, messages: Sequence[Message]) -> object:
-        prompt = _provider_prompt(messages)
+        try:
+            asked = prompt(messages)
+        except ProviderAnswerError as exc:
+            raise ProviderError("provider_error", str(exc)) from None
         data = self._provider.ask(
             "complete",
-            {"system": PROVIDER_SYSTEM, "prompt": prompt},
-            schema=CANDIDATES_SCHEMA,
+            {"system": SYSTEM, "prompt": asked},
+            schema=SCHEMA,
             timeout=self._timeout,
         )
         text = data.get("text") if isinstance(data, Mapping) else None
         if not isinstance(text, str):
             raise ProviderError("provider_error", "provider data has no string 'text'")
-        return _json_in(text)
-
-
-PROVIDER_SYSTEM: Final = (
-    "You extract memory candidates from a coding-agent conversation before it is "
-    "compacted. Answer with JSON only."
-)
-CANDIDATES_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "candidates": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "kind": {"enum": [*MEMORY_KINDS, "tool_output", "transient"]},
-                    "content": {"type": "string"},
-                    "source": {"type": "string"},
-                    "confidence": {"type": "number"},
-                },
-                "required": ["kind", "content"],
-            },
-        }
-    },
-    "required": ["candidates"],
-}
-
-
-def _provider_prompt(messages: Sequence[Message]) -> str:
-    lines = [
-        "List the facts worth keeping after compaction: goals, constraints, preferences, "
-        "requirements, decisions, rejected approaches, todos, current state, corrections, "
-        "risks, lessons. Each candidate's content must be copied VERBATIM from one message; "
-        "name that message's id as source. Kinds: " + ", ".join(MEMORY_KINDS) + ".",
-        'Answer: {"candidates": [{"kind": "...", "content": "...", "source": "..."}]}',
-        "",
-        "Messages:",
-    ]
-    size = sum(len(line) for line in lines)
-    for message in messages:
-        line = f"[{message.id}] {message.role}: {mask(message.text)}"
-        size += len(line) + 1
-        if size > MAX_PROVIDER_CHARS:
-            raise ProviderError("provider_error", "transcript too large for the host's model")
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def _json_in(text: str) -> object:
-    """The JSON value in a model's answer (a bare object, or one inside a code fence)."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ProviderError("provider_error", "the host's model answered without JSON")
-    try:
-        return json.loads(text[start : end + 1])
-    except (json.JSONDecodeError, RecursionError):
-        raise ProviderError("provider_error", "the host's model answered malformed JSON") from None
+        try:
+            return parse_answer(text)
+        except ProviderAnswerError as exc:
+            raise ProviderError("provider_error", str(exc)) from None
 
 
 # -- the loop brake ------------------------------------------------------------

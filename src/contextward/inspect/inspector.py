@@ -14,18 +14,21 @@ from typing import BinaryIO
 
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
-from .classifier import CRITICAL_KINDS, IMPORTANCE, Classification, Context, classify
+from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
 from .continuation import classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import REASON
 from .message import Message
 from .policy import PolicyConfig, decide
-from .provider import CandidateProvider, propose
+from .provider import CandidateProvider, Proposal, propose
 from .readers import open_transcript
 from .segment import units
 
 #: Noise content is a verbatim prefix of at most this many characters.
 NOISE_PREVIEW = 160
+#: Provider mode: a rules noise call the model overturns keeps at most this much of its
+#: own confidence (the model's own confidence decides).
+MAX_CONFIRMED = 0.8
 _ERROR = re.compile(
     r"^.*(?:\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常).*$",
     re.I | re.M,
@@ -151,14 +154,14 @@ def inspect_messages(
     mode: str = "rules"
     fallback: str | None = None
     rejected = 0
+    # The rules link what the rules found; the model's links come after, from its own words.
+    supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
         proposals, rejected, fallback = propose(provider, kept_messages)
         if fallback is None:
             mode = "provider"
             where = {id(m): n for n, m in enumerate(kept_messages)}
-            for message, text, c in proposals:
-                builder.add(message, where[id(message)], text, c)
-    supersession.link(builder.drafts)
+            _relink(builder.drafts, proposals, _confirm(builder, proposals, where, config))
     candidates = tuple(_freeze(d, config) for d in builder.drafts)
     return InspectionResult(
         candidates=candidates,
@@ -242,6 +245,98 @@ def _explain(
         ),
         turn,
     )
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _confirm(
+    builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
+) -> list[list[Draft]]:
+    """Provider mode: the host's model confirms the rules' unsure memories and adds what they missed.
+
+    A memory proposal names every draft of its message that it contains or that contains
+    it; a noise draft it names takes the model's kind. A rules memory no surer than
+    ``config.confirm_confidence`` that no proposal names becomes noise, the model having
+    read it and passed it by, unless the user said it. Returns, per proposal, the drafts
+    it names.
+    """
+    by_source: dict[str, list[Draft]] = {}
+    for draft in builder.drafts:
+        by_source.setdefault(draft.sources[0], []).append(draft)
+    named: list[list[Draft]] = []
+    confirmed: set[int] = set()
+    for p in proposals:
+        c = p.classification
+        if c.kind in NOISE_KINDS:
+            named.append([])
+            continue
+        text = _fold(p.text)
+        hits = [d for d in by_source.get(p.message.id, []) if _names(text, d)]
+        for d in hits:
+            if d.kind in NOISE_KINDS or d.confidence <= config.confirm_confidence:
+                d.kind, d.importance = c.kind, c.importance
+                d.confidence = max(c.confidence, min(d.confidence, MAX_CONFIRMED))
+                d.reason = f"{d.reason}; the host's model names it {c.kind}"
+        if not hits:
+            hits = [builder.add(p.message, where[id(p.message)], p.text, c)]
+        confirmed.update(id(d) for d in hits)
+        named.append(hits)
+    for d in builder.drafts:
+        unsure = d.kind not in NOISE_KINDS and d.confidence <= config.confirm_confidence
+        # The owner's own words are not dropped because another model passed them by.
+        unsure = unsure and d.role != "user"
+        if id(d) not in confirmed and (unsure or d.kind == "transient"):
+            d.kind, d.importance = "transient", IMPORTANCE["transient"]
+            d.confidence = max(d.confidence, config.drop_confidence)
+            d.reason = f"{d.reason}; the host's model passed it by"
+    return named
+
+
+def _names(proposal: str, d: Draft) -> bool:
+    """Whether a (folded) proposal names draft ``d``: one holds the other, and a noise draft
+    only when it is at least half of the proposal (an "OK," before a decision stays noise)."""
+    if d.kind == "tool_output":
+        return False
+    content = _fold(d.content)
+    if proposal in content:
+        return True
+    return content in proposal and (d.kind not in NOISE_KINDS or 2 * len(content) >= len(proposal))
+
+
+def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Draft]]) -> None:
+    """Provider mode: supersession by the model's reading.
+
+    A draft the model names is current, whatever the rules guessed. What a proposal says
+    it replaces, found verbatim earlier, is retired, except that an assistant statement
+    never retires the user's (the user's word outranks the assistant's here too).
+    """
+    confirmed = {id(d) for hits in named for d in hits}
+    by_id = {d.id: d for d in drafts}
+    for old in drafts:
+        # The model read this one as current: the rules' guess that it was replaced yields.
+        if old.superseded_by is not None and id(old) in confirmed:
+            new = by_id[old.superseded_by]
+            new.supersedes.remove(old.id)
+            old.superseded_by = None
+    for p, news in zip(proposals, named, strict=True):
+        if p.replaces is None or not news:
+            continue
+        message, text = p.replaces
+        text = _fold(text)
+        new = news[0]
+        for old in drafts:
+            if (
+                old.sources[0] == message.id
+                and old.kind not in NOISE_KINDS
+                and old.superseded_by is None
+                and old not in news
+                and not (old.role == "user" and new.role == "assistant")
+                and (_fold(old.content) in text or text in _fold(old.content))
+            ):
+                old.superseded_by = new.id
+                new.supersedes.append(old.id)
 
 
 def _freeze(d: Draft, config: PolicyConfig) -> Candidate:

@@ -31,6 +31,9 @@ class PolicyConfig:
     keep_confidence: float = 0.8
     drop_importance: float = 0.25
     drop_confidence: float = 0.8
+    #: Provider mode: a rules memory this sure or less is kept only when the host's model
+    #: names it too; otherwise it is dropped as noise the model read past.
+    confirm_confidence: float = 0.8
 
     def __post_init__(self) -> None:
         for f in fields(self):

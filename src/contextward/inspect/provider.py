@@ -1,21 +1,27 @@
-"""Provider mode: a host's model proposes candidates; its output is untrusted.
+"""Provider mode: a host's model reads the transcript; its answer is untrusted.
 
-Owns the ``CandidateProvider`` protocol and the validation of what it
-returns. A proposal is accepted only when its kind is known and its content
-is found verbatim in the transcript (in the message it names, if it names
-one); importance comes from our own kind table and confidence is capped, so
-the same policy re-decides every proposal. Any failure of the provider is
-reported as a reason and the caller falls back to rules. Never trusts a
-score, an id or a text it cannot find.
+Owns the ``CandidateProvider`` protocol, the prompt a host's model is asked
+(``prompt``, ``SYSTEM``, ``SCHEMA``), the parsing of its answer and the
+validation of what it returns. A proposal is accepted only when its kind is
+known and its content is found verbatim in the transcript (in the message it
+names, if it names one); importance comes from our own kind table and
+confidence is capped, so the same policy re-decides every proposal. What a
+proposal says it ``replaces`` counts only when that text is found verbatim in
+an earlier message. Any failure of the provider is reported as a reason and
+the caller falls back to rules. Never trusts a score, an id or a text it
+cannot find. How proposals meet the rules' candidates is the inspector's.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, runtime_checkable
 
-from .classifier import ALL_KINDS, IMPORTANCE, Classification
+from ..redact import mask
+from .classifier import ALL_KINDS, IMPORTANCE, NOISE_KINDS, Classification
 from .message import Message
 
 #: A provider may raise our confidence in a proposal to at most this.
@@ -23,6 +29,12 @@ MAX_CONFIDENCE = 0.9
 DEFAULT_CONFIDENCE = 0.8
 MAX_PROPOSALS = 2000
 MAX_CONTENT = 4000
+#: The longest transcript text put into one prompt; a longer one stays in rules mode.
+MAX_PROMPT_CHARS: Final = 200_000
+
+
+class ProviderAnswerError(ValueError):
+    """The prompt cannot be built or the model's answer cannot be read (the message says which)."""
 
 
 @runtime_checkable
@@ -30,13 +42,99 @@ class CandidateProvider(Protocol):
     """Anything that proposes candidates for messages.
 
     ``propose`` returns a list of mappings ``{"kind", "content", "source"?,
-    "confidence"?}`` (or ``{"candidates": [...]}``).
+    "replaces"?, "confidence"?}`` (or ``{"candidates": [...]}``).
     """
 
     def propose(self, messages: Sequence[Message]) -> object: ...
 
 
-Proposal = tuple[Message, str, Classification]
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    message: Message
+    text: str
+    classification: Classification
+    #: The earlier message and its verbatim text that this proposal replaces.
+    replaces: tuple[Message, str] | None = None
+
+
+SYSTEM: Final = (
+    "You read a coding agent's conversation just before it is compacted and pick out "
+    "what must survive it. Answer with JSON only."
+)
+SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "candidates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "kind": {"enum": list(ALL_KINDS)},
+                    "content": {"type": "string"},
+                    "source": {"type": "string"},
+                    "replaces": {"type": "string"},
+                    "confidence": {"type": "number"},
+                },
+                "required": ["kind", "content"],
+            },
+        }
+    },
+    "required": ["candidates"],
+}
+_INSTRUCTIONS: Final = """\
+Pick out what a careful engineer taking over this work would need to keep, so that it survives compaction. Kinds:
+- goal: what the owner wants achieved
+- constraint: a standing rule or limit, however it is worded ("never push to main", "staging is shared with QA, so read-only from here", "不要改公共 API")
+- preference: how the owner likes things done
+- requirement: a property the result must have (limits, numbers, compatibility)
+- decision: a choice that was made, by the owner or agreed: what to use, the agent's stated design, the owner's short pick among options ("b, 20 MB")
+- rejected: an approach ruled out, with its reason in the same content
+- todo: work still open
+- state: where things stand now
+- fact: a concrete fact later work depends on: a path, name, port, owner, version or limit, a root cause or finding the work established
+- correction: the owner correcting something said earlier
+- risk: a danger to watch; lesson: something learned the hard way
+Leave out, as noise: tool output, logs and test runs; narration ("Let me check the logs", "Now running the tests"); routine results ("All 42 tests pass"); a failing run explained and fixed on the spot; acknowledgements and pleasantries; questions that got answered; the agent repeating what it was just told.
+When a statement replaces an earlier decision, constraint or value ("make it 4 workers" after "use 8 workers"), list only the new one and copy the earlier text into "replaces".
+Copy each content VERBATIM from one message (a whole sentence or bullet, never reworded) and name that message's id as source.
+Answer: {"candidates": [{"kind": "...", "content": "...", "source": "...", "replaces": "..."}]}
+
+Messages:"""
+
+
+def prompt(messages: Sequence[Message]) -> str:
+    """What the host's model is asked about ``messages`` (secrets masked)."""
+    lines = [_INSTRUCTIONS]
+    size = len(_INSTRUCTIONS)
+    for message in messages:
+        line = f"[{message.id}] {message.role}: {mask(message.text)}"
+        size += len(line) + 1
+        if size > MAX_PROMPT_CHARS:
+            raise ProviderAnswerError("transcript too large for the host's model")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_answer(text: str) -> object:
+    """The JSON value in a model's answer (a bare object, or one inside a code fence)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise ProviderAnswerError("the host's model answered without JSON")
+    try:
+        return json.loads(text[start : end + 1])
+    except (json.JSONDecodeError, RecursionError):
+        raise ProviderAnswerError("the host's model answered malformed JSON") from None
+
+
+class Answered:
+    """A `CandidateProvider` from a model's answer already in hand, as the model wrote it
+    (``contextward inspect --answer``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def propose(self, messages: Sequence[Message]) -> object:
+        return parse_answer(self.text)
 
 
 def propose(
@@ -45,6 +143,8 @@ def propose(
     """Validated proposals, how many were rejected, and a fallback reason if the provider failed."""
     try:
         raw = provider.propose(messages)
+    except ProviderAnswerError as exc:  # its message is ours and never quotes the answer
+        return [], 0, str(exc)
     except Exception as exc:  # a foreign model bridge: any failure means "use rules"
         return [], 0, f"provider raised {type(exc).__name__}"
     if isinstance(raw, Mapping):
@@ -53,11 +153,12 @@ def propose(
         return [], 0, "provider output is not a list of candidates"
     if len(raw) > MAX_PROPOSALS:
         return [], 0, f"provider proposed more than {MAX_PROPOSALS} candidates"
+    order = {id(m): n for n, m in enumerate(messages)}
     by_id = {m.id: m for m in messages}
     accepted: list[Proposal] = []
     rejected = 0
     for item in raw:
-        proposal = _validate(item, messages, by_id)
+        proposal = _validate(item, messages, by_id, order)
         if proposal is None:
             rejected += 1
         else:
@@ -66,15 +167,15 @@ def propose(
 
 
 def _validate(
-    item: object, messages: Sequence[Message], by_id: Mapping[str, Message]
+    item: object,
+    messages: Sequence[Message],
+    by_id: Mapping[str, Message],
+    order: Mapping[int, int],
 ) -> Proposal | None:
     if not isinstance(item, Mapping):
         return None
-    kind, content = item.get("kind"), item.get("content")
-    if kind not in ALL_KINDS or not isinstance(content, str):
-        return None
-    text = content.strip()
-    if not text or len(text) > MAX_CONTENT:
+    kind, text = item.get("kind"), _text(item.get("content"))
+    if kind not in ALL_KINDS or text is None:
         return None
     source = item.get("source")
     if source is not None:
@@ -95,4 +196,25 @@ def _validate(
     confidence = min(max(float(confidence), 0.0), MAX_CONFIDENCE)
     assert isinstance(kind, str)
     reason = f"proposed by the provider as {kind}, found verbatim in {message.id}"
-    return message, text, Classification(kind, IMPORTANCE[kind], confidence, reason)
+    classification = Classification(kind, IMPORTANCE[kind], confidence, reason)
+    return Proposal(message, text, classification, _replaced(item, messages, order[id(message)]))
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return text if text and len(text) <= MAX_CONTENT else None
+
+
+def _replaced(
+    item: Mapping[object, object], messages: Sequence[Message], before: int
+) -> tuple[Message, str] | None:
+    """The latest earlier message holding the text the proposal says it replaces."""
+    text = _text(item.get("replaces"))
+    if text is None or item.get("kind") in NOISE_KINDS:
+        return None
+    return next(
+        ((m, text) for m in reversed(messages[:before]) if text in m.text and m.role != "tool"),
+        None,
+    )
