@@ -95,7 +95,7 @@ def inspection_section() -> list[str]:
         for name, score in scores:
             by_tool.setdefault(name, {})[split] = score
     blind = [s for s in inspect_eval.SPLITS if s != "dev"]
-    columns = [("contextward rules", ["dev"], "contextward, dev (tuned on)")]
+    columns = [("contextward rules", ["dev"], "contextward rules, dev (tuned on)")]
     columns += [(name, blind, f"{name}, held-out") for name in by_tool]
     rows_by_column = [
         inspect_eval.merged([by_tool[name][s] for s in spl]).rows() for name, spl, _ in columns
