@@ -245,3 +245,23 @@ def test_provider_mode_from_the_cli_prompt_then_answer(convo: Path, tmp_path: Pa
     )
     code, _, err = invoke("inspect", str(convo), "--answer", str(tmp_path / "missing.txt"))
     assert code == 2 and err.count("\n") == 1
+
+
+def test_a_bad_answer_file_is_a_one_line_error(
+    convo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextward.cli import inspect_io
+
+    code, _, err = invoke("inspect", "-", "--answer", "-", stdin="{}")
+    assert code == 2 and err == (
+        "contextward: error: the transcript and the answer cannot both be standard input\n"
+    )
+    monkeypatch.setattr(inspect_io, "MAX_ANSWER_BYTES", 1 << 20)
+    huge = tmp_path / "huge.txt"
+    huge.write_bytes(b"{" + SECRET.encode() * 40_000 + b"}")
+    code, _, err = invoke("inspect", str(convo), "--answer", str(huge))
+    assert code == 2 and err.endswith("huge.txt: larger than 1 MB\n") and SECRET not in err
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\xff\xfe" + SECRET.encode())
+    code, _, err = invoke("snapshot", str(convo), "--json", "--answer", str(binary))
+    assert code == 2 and "not UTF-8 text" in err and SECRET not in err

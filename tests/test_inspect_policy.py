@@ -233,6 +233,10 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
         (Provider(error=TimeoutError()), "provider raised TimeoutError"),
         (Provider({"candidates": "nope"}), "provider output is not a list of candidates"),
         (Provider(42), "provider output is not a list of candidates"),
+        (
+            Provider([{"kind": "goal", "content": "We ship on Fridays."}] * 2001),
+            "provider proposed more than 2000 candidates",
+        ),
     ],
 )
 def test_a_failing_provider_falls_back_to_rules_with_the_reason(

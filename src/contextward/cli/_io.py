@@ -47,10 +47,12 @@ def display_name(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
-def read_text(path: str, *, what: str) -> str:
-    """Read a UTF-8 file, or stdin for ``-``."""
+def read_text(path: str, *, what: str, limit: int | None = None) -> str:
+    """Read a UTF-8 file, or stdin for ``-``; more than ``limit`` bytes is an error."""
     with open_input(path, what=what) as stream:
-        data = stream.read()
+        data = stream.read() if limit is None else stream.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise BadInput(f"{what} {display_name(path)}: larger than {limit >> 20} MB")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -38,11 +38,13 @@ ANSWER_OPTION = click.option(
     help="Provider mode: a model's answer to `contextward inspect --prompt` for this transcript.",
 )
 _PREVIEW = 72
+#: A model's answer larger than this is refused (2,000 proposals of 4,000 characters fit).
+MAX_ANSWER_BYTES = 32 << 20
 
 
 def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionResult:
     """Inspect the transcript at ``path`` (``-`` for stdin), in provider mode with ``answer``."""
-    provider = Answered(read_text(answer, what="answer")) if answer is not None else None
+    provider = Answered(_answer(answer, path)) if answer is not None else None
     with open_input(path, what="transcript") as stream:
         try:
             result = inspect_stream(stream, fmt, provider=provider)
@@ -51,6 +53,12 @@ def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionRes
     if provider is not None and result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
     return result
+
+
+def _answer(answer: str, transcript: str) -> str:
+    if answer == "-" and transcript == "-":
+        raise BadInput("the transcript and the answer cannot both be standard input")
+    return read_text(answer, what="answer", limit=MAX_ANSWER_BYTES)
 
 
 def provider_prompt(path: str, fmt: str | None) -> str:
