@@ -22,7 +22,7 @@ import io
 import json
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ from bench.inspect_eval import score as score_rules
 from contextward.hosts.bridge_errors import ProviderError
 from contextward.hosts.bridge_library import HostCandidates
 from contextward.inspect import inspect_stream
-from contextward.inspect.provider import SYSTEM, prompt
+from contextward.inspect.provider import asked as asked_of
 from contextward.inspect.readers import open_transcript
 
 RECORDED = DATA / "provider"
@@ -39,8 +39,7 @@ RECORDED = DATA / "provider"
 
 def asked(session: Session) -> str:
     """The exact text (system, then prompt) the host's model is given for ``session``."""
-    transcript = open_transcript(io.BytesIO(render(session)), None)
-    return f"{SYSTEM}\n\n{prompt(list(transcript.messages))}"
+    return asked_of(list(open_transcript(io.BytesIO(render(session)), None).messages))
 
 
 def digest(text: str) -> str:
@@ -77,7 +76,7 @@ class Replay:
         schema: Mapping[str, Any] | None = None,
         timeout: float | None = None,
     ) -> dict[str, Any]:
-        text = f"{input['system']}\n\n{input['prompt']}"
+        text = f"{input['system']}\n\n{input['prompt']}"  # as provider.asked joins them
         if digest(text) != self.recording.prompt_sha256:
             self.stale = True
             raise ProviderError("provider_error", "the recording answers another prompt")
@@ -92,12 +91,12 @@ class Replayed:
     stale: int = 0
     fallbacks: int = 0  # sessions the product ran in rules mode (any reason)
     rejected: int = 0  # proposals not found verbatim, or of no known kind
-    models: set[str] | None = None
+    models: set[str] = field(default_factory=set)
 
 
 def score(split: str) -> Replayed:
     """Provider mode on ``split`` from its recordings (a session without one runs in rules mode)."""
-    out = Replayed(Score(), models=set())
+    out = Replayed(Score())
     for session in sessions(split):
         out.sessions += 1
         recording = Recording.load(split, session.name)
@@ -105,7 +104,7 @@ def score(split: str) -> Replayed:
         provider = HostCandidates(replay) if replay is not None else None
         result = inspect_stream(io.BytesIO(render(session)), provider=provider)
         out.score.add(session, result)
-        if recording is not None and out.models is not None:
+        if recording is not None:
             out.recorded += 1
             out.models.add(recording.model)
         out.stale += replay is not None and replay.stale
@@ -116,7 +115,7 @@ def score(split: str) -> Replayed:
 
 def evaluate() -> str:
     by_split = {split: score(split) for split in SPLITS}
-    models = sorted(set().union(*(r.models or set() for r in by_split.values())))
+    models = sorted(set().union(*(r.models for r in by_split.values())))
     lines = [
         "inspection in provider mode (recorded host-model answers replayed through the real "
         f"adapter; answered by: {', '.join(models) or 'none recorded'})"

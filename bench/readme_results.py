@@ -107,7 +107,7 @@ def inspection_section() -> list[str]:
     rows_by_column.insert(2, inspect_eval.merged(first).rows())
     # Provider mode, from the recorded answers of a host model (bench/inspect_provider.py).
     replayed = {s: inspect_provider.score(s) for s in inspect_eval.SPLITS}
-    models = sorted(set().union(*(r.models or set() for r in replayed.values())))
+    models = sorted(set().union(*(r.models for r in replayed.values())))
     for at, (title, spl) in enumerate(
         [("contextward provider mode, dev", ["dev"]), ("provider mode, held-out", blind)], 3
     ):

@@ -18,7 +18,7 @@ from ..inspect import (
     inspect_stream,
     parse_decisions,
 )
-from ..inspect.provider import SYSTEM, Answered, ProviderAnswerError, prompt
+from ..inspect.provider import Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
 from ..redact import mask
 from ._io import BadInput, display_name, open_input, read_json, read_text
@@ -65,8 +65,7 @@ def provider_prompt(path: str, fmt: str | None) -> str:
     """What a host's model is asked about the transcript at ``path`` (provider mode)."""
     with open_input(path, what="transcript") as stream:
         try:
-            messages = list(open_transcript(stream, fmt).messages)
-            return f"{SYSTEM}\n\n{prompt(messages)}"
+            return asked(list(open_transcript(stream, fmt).messages))
         except (InspectError, ProviderAnswerError) as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
 

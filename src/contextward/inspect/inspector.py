@@ -275,7 +275,7 @@ def _confirm(
         text = _fold(p.text)
         hits = [d for d in by_source.get(p.message.id, []) if _names(text, d)]
         for d in hits:
-            if d.kind in NOISE_KINDS or d.confidence <= config.confirm_confidence:
+            if _unsure(d, config):
                 d.kind, d.importance = c.kind, c.importance
                 d.confidence = max(c.confidence, min(d.confidence, MAX_CONFIRMED))
                 d.reason = f"{d.reason}; the host's model names it {c.kind}"
@@ -284,14 +284,19 @@ def _confirm(
         confirmed.update(id(d) for d in hits)
         named.append(hits)
     for d in builder.drafts:
-        unsure = d.kind not in NOISE_KINDS and d.confidence <= config.confirm_confidence
+        if id(d) in confirmed or d.kind == "tool_output":
+            continue
         # The owner's own words are not dropped because another model passed them by.
-        unsure = unsure and d.role != "user"
-        if id(d) not in confirmed and (unsure or d.kind == "transient"):
+        if d.kind == "transient" or (_unsure(d, config) and d.role != "user"):
             d.kind, d.importance = "transient", IMPORTANCE["transient"]
             d.confidence = max(d.confidence, config.drop_confidence)
             d.reason = f"{d.reason}; the host's model passed it by"
     return named
+
+
+def _unsure(d: Draft, config: PolicyConfig) -> bool:
+    """A rules call the model's reading decides: noise, or a memory no surer than the threshold."""
+    return d.kind in NOISE_KINDS or d.confidence <= config.confirm_confidence
 
 
 def _names(proposal: str, d: Draft) -> bool:

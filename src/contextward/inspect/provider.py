@@ -115,6 +115,12 @@ def prompt(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
+def asked(messages: Sequence[Message]) -> str:
+    """The whole text a model is given: ``SYSTEM``, a blank line, then ``prompt`` (what
+    ``contextward inspect --prompt`` prints; a host gets the two parts apart)."""
+    return f"{SYSTEM}\n\n{prompt(messages)}"
+
+
 def parse_answer(text: str) -> object:
     """The JSON value in a model's answer (a bare object, or one inside a code fence)."""
     start, end = text.find("{"), text.rfind("}")
