@@ -84,16 +84,20 @@ class _StartOrAnywhere:
 
 
 CORRECTION = _StartOrAnywhere(
-    r"(?:no\s*[—–-]|no[.,]\s|wait\s*[,.!—–-]|(?:ok(?:ay)?|oh|hmm|ah),?\s+(?:wait|no)\b|no no\b)|(?:actually|correction|sorry|oops|nope|hmm,? (?:actually|rather|no)|"
-    r"scratch that|scratch the|forget (?:that|the|it|about)|never ?mind|i changed my mind|on reflection|"
+    # "hm ok then forget the split", "ugh. forget partman": an interjection may lead in.
+    r"(?:(?:hm+|ok(?:ay)?|ugh|oh|ah|yeah|so|then|well)[.,!]?\s+)*"
+    r"(?:(?:no\s*[—–-]|no[.,]\s|no,? wait\b|wait\s*[,.!—–-]|(?:ok(?:ay)?|oh|hmm|ah),?\s+(?:wait|no)\b|no no\b)|(?:actually|correction|sorry|oops|nope|hmm,? (?:actually|rather|no)|"
+    r"scratch [`\w]+|forget (?!to\b|it'?s\b)[`\w]+|never ?mind|i changed my mind|on reflection|"
     r"on second thoughts?|thinking about it (?:more|again)|having thought about it|change of plans?|"
     r"to clarify|i was wrong|i misspoke|my (?:mistake|bad)|let me correct|change of plan|on second thought)\b|"
     r"wrong (?:\w+ ){0,2}[—–,:-]|"
     r"(?:make|change) (?:it|that|this|them)(?: to)? [~≈]?\d|"
-    r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|等下|等等|改主意|算了)",
+    r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|等下|等等|改主意|算了))",
     r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
     r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
-    r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了",
+    r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了|[，,][^，,。！？!?]{0,12}其实|"
+    # "make monthly $12 actually": the word that takes it back may come last.
+    r"\bactually\s*(?:[,.;!—–]|$)",
     (
         (("but",), r".{0,30}\b(?:good|nice|great|fine|sense|works|right)[,!.]?\s+but\b"),
         (
@@ -101,6 +105,8 @@ CORRECTION = _StartOrAnywhere(
             r".{0,12}(?:挺好|不错|可以|没问题)的?[，,]\s*(?:不过|但是|但|只是)",
         ),
         (("了",), r"\S{0,10}(?:先|就|也)?(?:别|不用|不要|不)[^，,。]{1,16}?了\s*[，,]"),
+        # "按权重随机不行，…": the approach named, then turned down.
+        (("不行",), r"[^，,。！!？?]{1,16}不行[，,。！!]"),
         (("不是",), r"\S{0,12}不是\s*[^。，,\s]{1,20}\s*[，,][^。，,]{0,16}?(?:是|在|用|改)"),
         # "那 epoch 还是用回 3", "等下，TTL 还是用 2 小时吧": going back on a choice.
         (("还是",), r".{0,16}?还是(?:用|改|换|走|按|保留|保持|先|直接|别|不要)"),
@@ -354,7 +360,8 @@ REPLACE_STRONG = _re(
     r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with)\b|改用|换成|不再|而不是|换回|用回|改回"
 )
 # "Also add …", "也要…": an addition beside what was said, not a replacement of it.
-ADDITIVE = _re(r"^(?:also|and also|plus)\b|\balso\b|\btoo\b|也要|也得|还要|另外")
+# "PNG uploads too." adds; "too fiddly" says why, and adds nothing.
+ADDITIVE = _re(r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|也要|也得|还要|另外")
 # "New sessions are written only to Postgres": how the system will behave, a design.
 DESIGN = _re(
     r"\b(?:are|is|will be|get|gets|stay|stays) (?:\w+ )?(?:written|stored|persisted|cached|routed|sent|"

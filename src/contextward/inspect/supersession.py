@@ -39,7 +39,10 @@ _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|�
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
-_VALUE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[ -]?([a-z]{2,}|[\u4e00-\u9fff])")
+# "4K" and "1k" are sizes too: a lone k, m, g or t right after its number.
+_VALUE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?([a-z]{2,}|[\u4e00-\u9fff])|([kmgt])(?![\w.]))"
+)
 # The replacing cue itself ("switch to", "改成") says nothing about the subject.
 _CUES = SUPERSEDE
 # "Also …", "也要…": an addition beside what was said, not a replacement of it.
@@ -52,6 +55,8 @@ _DIRECTIVE = frozenset({"decision", "requirement", "todo", "preference", "correc
 #: A correction without a named subject reaches back at most this many speaker turns
 #: (tool calls do not count, so the reach is the same in every transcript format).
 CORRECTION_REACH = 4
+#: A new count of a named thing ("make it 5 seeds") reaches this far back for the old one.
+COUNT_REACH = 12
 #: A reply answers the assistant's messages at most this many speaker turns back.
 ADJACENT = 1
 _STOP = frozenset(
@@ -144,12 +149,21 @@ def link(drafts: Sequence[Draft]) -> None:
             # The user's word outranks the assistant's: an assistant cannot retire it.
             and not (old.role == "user" and new.role == "assistant")
         ]
-        subject = replaced_subject(new.content)
+        if _finding(new):
+            # What the assistant finds retires only a value it changes.
+            _retire_values(new, memory[:index])
+            continue
+        # "the alerts live in the platform repo, not in the cluster directory" tells where
+        # things are: only a choice or a correction retires everything that names what it
+        # turns down.
+        subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
         named = _named(subject, earlier, new)
         if not named and subject and new.kind != "correction":
             # "X, not Y" names what it replaces: if no earlier statement mentions Y, it
             # contrasts rather than replaces, and guessing by shared words would retire
-            # something unrelated.
+            # something unrelated. A new value still retires the old one ("Sunset is
+            # 2027-03-31, not June" and "set to 2027-06-30").
+            _retire_values(new, memory[:index])
             continue
         for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
@@ -171,13 +185,18 @@ def link(drafts: Sequence[Draft]) -> None:
         if target is not None:
             target.superseded_by = new.id
             new.supersedes.append(target.id)
-        if new.kind == "correction" or (new.role == "user" and new.replaces):
-            # "make it 90 days" retires every recent statement of the old "30 days",
-            # whatever kind it was classified as.
-            for old in _same_value(new, _open(memory[:index], new)):
-                if old.superseded_by is None:
-                    old.superseded_by = new.id
-                    new.supersedes.append(old.id)
+        _retire_values(new, memory[:index])
+
+
+def _retire_values(new: Draft, earlier: Sequence[Draft]) -> None:
+    """A user's replacing statement or any correction retires every recent statement of
+    the value it changes, whatever kind it was classified as ("make it 90 days" and the
+    old "30 days")."""
+    if new.kind == "correction" or (new.role == "user" and new.replaces):
+        for old in _same_value(new, _open(earlier, new)):
+            if old.superseded_by is None:
+                old.superseded_by = new.id
+                new.supersedes.append(old.id)
 
 
 def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
@@ -190,6 +209,11 @@ def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
         and old.position < new.position
         and not (old.role == "user" and old.kind == "constraint")
     ]
+
+
+def _finding(draft: Draft) -> bool:
+    """What the assistant found or measured, as opposed to a choice or a plan."""
+    return draft.role == "assistant" and draft.kind in ("fact", "state")
 
 
 def _proposal(new: Draft, old: Draft) -> bool:
@@ -213,10 +237,13 @@ _SET_CUE = re.compile(
 # A number with no unit, named by the word just before it: "epoch 也改成 2", "retries = 5".
 _KEYED = re.compile(
     r"([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用)?\s*"
-    r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(\d+(?:\.\d+)?)(?![\w.%])"
+    # A number glued to the word is part of a name ("line3", "v2"), not its value.
+    r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(?<![a-z_])(\d+(?:\.\d+)?)(?![\w.%])"
 )
 
 
+# "2027-06-30": a date is a value of its own dimension.
+_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?![\w.])")
 # Words before a number that say nothing about what it measures ("after 14", "every 5").
 _NOT_KEYS = frozenset(
     re.findall(
@@ -244,7 +271,8 @@ def _values(text: str) -> dict[str, list[float]]:
     low = text.casefold()
     out: dict[str, list[float]] = {}
     for match in _VALUE.finditer(low):
-        number, unit = match.groups()
+        number, unit, size = match.groups()
+        unit = unit or size + "b"
         if unit in _COUNTERS:
             # "48 个副本" and "24 个分区" count different things: the noun is the unit.
             unit = low[match.end() : match.end() + 2].strip() or unit
@@ -255,6 +283,9 @@ def _values(text: str) -> dict[str, list[float]]:
             found.insert(0, value)
         else:
             found.append(value)
+    for match in _DATE.finditer(low):
+        year, month, day = match.groups()
+        out.setdefault("date", []).append(float(year + month + day))
     for match in _KEYED.finditer(low):
         key, number = match.groups()
         if key in _STOP or key in _NOT_KEYS or key[:3] in out:
@@ -280,15 +311,22 @@ def _same_value(new: Draft, earlier: list[Draft], *, same_subject: bool = False)
     words = _subject_words(new.content)
     out: list[Draft] = []
     for old in reversed(earlier):
-        if new.turn - old.turn > CORRECTION_REACH:
+        gap = new.turn - old.turn
+        if gap > COUNT_REACH:
             break
-        if old.kind == "goal" or (same_subject and old.kind == "constraint"):
+        if old.kind == "goal" or (
+            # An owner's new target ("p99 under 50ms", "backfill 90 days") replaces an
+            # earlier directive, not what the assistant measured or found.
+            same_subject and (old.kind == "constraint" or _finding(old))
+        ):
             continue
         theirs = _values(old.content)
         for dim, numbers in mine.items():
             previous = theirs.get(dim)
             if not previous or numbers[0] == previous[0]:
                 continue
+            if gap > CORRECTION_REACH and (dim in ("time", "date") or dim[0] == "="):
+                continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
                 dim.startswith("=")
                 or numbers[0] in previous[1:]
@@ -349,9 +387,9 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
     """
     if new.role != "user":
         return None
-    replacing = new.kind == "correction"
-    named = _latin(_words(new.content)) if new.kind == "rejected" else set()
-    if not replacing and not named:
+    if new.kind == "rejected":
+        return _rejected_proposal(new, earlier)
+    if new.kind != "correction":
         return None
     words = _words(new.content)
     best: Draft | None = None
@@ -361,16 +399,44 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
             break
         if old.role != "assistant":
             continue
-        if named:
-            if old.kind in ("decision", "fact") and named & _words(old.content):
-                return old
-            continue
         if old.kind == "decision":
             return old
         if old.kind in ("fact", "state"):
             score = len(words & _words(old.content))
             if score > best_score:
                 best, best_score = old, score
+    return best
+
+
+# "I'd create …", "My proposal: …", "我打算…": the assistant putting a plan forward.
+_PLAN = re.compile(
+    r"\b(?:i'?ll|i will|i'?d|i would|i propose|my proposal|i suggest|we could|going with|let'?s)\b|"
+    r"我打算|我建议|我准备|我来|方案"
+)
+
+
+def _rejected_proposal(new: Draft, earlier: list[Draft]) -> Draft | None:
+    """The assistant's proposal a rejection names ("so the big copy + swap is out").
+
+    Right after the proposal one shared name is enough; a question or two later
+    ("how long would the copy take?") the rejection must name two. A stated plan
+    outranks a finding that happens to share a word with it.
+    """
+    named = _latin(_words(new.content))
+    best: Draft | None = None
+    best_score = (False, 0)
+    for old in reversed(earlier):
+        gap = new.turn - old.turn
+        if gap > CORRECTION_REACH:
+            break
+        if old.role != "assistant" or old.kind not in ("decision", "fact"):
+            continue
+        shared = len(named & _words(old.content))
+        if shared < (1 if gap <= ADJACENT else 2):
+            continue
+        score = (old.kind == "decision" or bool(_PLAN.search(old.content.casefold())), shared)
+        if score > best_score:
+            best, best_score = old, score
     return best
 
 

@@ -1,0 +1,173 @@
+"""How owners take things back, and what the taking back retires: through the real pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from contextward.inspect import Message
+from inspect_helpers import kind, only, run
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hm ok then forget the quarantine job for now, the suite is green again.",
+        "ugh. forget memcached then, ops won't run another cache.",
+        "Hmm, scratch the feature flag bit.",
+        "no wait, the cron runs in UTC, not local time.",
+        "make the page size 50 actually, 20 looks sparse.",
+        "按用户 ID 取模不行，扩容的时候要全部重新分配。",
+        "问了一下运维，磁盘其实只有 200G，不够放全量。",
+    ],
+)
+def test_a_correction_may_lead_in_with_an_interjection_or_end_with_its_cue(text: str) -> None:
+    assert kind(text) == "correction"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't forget to bump the changelog.",
+        "forget it's a Friday, we ship anyway.",
+        "It actually works on Windows too, nice.",
+        "这样不行的话就先回滚。",
+    ],
+)
+def test_words_that_only_look_like_taking_back_are_not_corrections(text: str) -> None:
+    assert kind(text) != "correction"
+
+
+def test_a_correction_led_in_by_an_interjection_retires_what_it_names() -> None:
+    result = run(
+        Message("u0", "user", "Speed up CI for the payments repo."),
+        Message("u1", "user", "and run the slow tests in a nightly job"),
+        Message("a1", "assistant", "Done, CI is at 11 minutes."),
+        Message("u2", "user", "hm ok then forget the nightly job for now, we are fast enough."),
+    )
+    old = only(result, "run the slow tests in a nightly job")
+    assert (
+        old.superseded_by
+        == only(result, "hm ok then forget the nightly job for now, we are fast enough.").id
+    )
+    assert only(result, "Speed up CI for the payments repo.").superseded_by is None
+
+
+def test_a_rejection_a_question_later_retires_the_plan_it_names_not_a_finding() -> None:
+    result = run(
+        Message("u0", "user", "Move the audit table to monthly partitions."),
+        Message(
+            "a1",
+            "assistant",
+            "I'd build audit_new partitioned, backfill it in batches, then swap the names.",
+        ),
+        Message("u1", "user", "how long would the backfill take"),
+        Message(
+            "a2",
+            "assistant",
+            "About 3 hours; rows written meanwhile need a catch-up pass before the swap, "
+            "and the backfill holds no lock.",
+        ),
+        Message(
+            "u2",
+            "user",
+            "so the backfill + swap is out, the catch-up is too fiddly with late rows.",
+        ),
+    )
+    rejection = only(
+        result, "so the backfill + swap is out, the catch-up is too fiddly with late rows."
+    )
+    assert rejection.kind == "rejected"
+    plan = only(
+        result, "I'd build audit_new partitioned, backfill it in batches, then swap the names."
+    )
+    assert plan.superseded_by == rejection.id
+    assert rejection.supersedes == (plan.id,)
+
+
+def test_an_addition_still_retires_nothing() -> None:
+    result = run(
+        Message("u0", "user", "Resize JPEG uploads to 1600 px on the server."),
+        Message("a1", "assistant", "I'll resize with Pillow in the upload handler."),
+        Message("u1", "user", "PNG uploads need it too."),
+    )
+    assert all(c.superseded_by is None for c in result.candidates)
+
+
+def test_a_size_in_k_and_a_date_are_values_that_a_correction_replaces() -> None:
+    result = run(
+        Message("u0", "user", "Add OTA updates to the sensor firmware."),
+        Message("u1", "user", "download in chunks of 4K"),
+        Message("a1", "assistant", "OK."),
+        Message(
+            "u2",
+            "user",
+            "tested it: the modem buffer holds just over 1K, chunks have to be 1K instead.",
+        ),
+        Message("a2", "assistant", "The v1 sunset date is set to 2027-06-30 in deprecation.go."),
+        Message("u3", "user", "The sunset is 2027-03-31, not June."),
+    )
+    assert only(result, "download in chunks of 4K").superseded_by is not None
+    sunset = only(result, "The v1 sunset date is set to 2027-06-30 in deprecation.go.")
+    assert sunset.superseded_by == only(result, "The sunset is 2027-03-31, not June.").id
+
+
+def test_a_new_count_of_the_same_thing_reaches_far_back_a_new_time_does_not() -> None:
+    chatter = [
+        Message(f"{who[0]}{i + 2}", who, text)
+        for i in range(4)
+        for who, text in (
+            ("user", f"Also plot the loss curve for run {i}."),
+            ("assistant", f"Plotted run {i}."),
+        )
+    ]
+    result = run(
+        Message("u0", "user", "Run the augmentation ablation. 3 seeds per config."),
+        Message("u1", "user", "Each run gets a 30 minute budget."),
+        *chatter,
+        Message("u9", "user", "Actually make it 5 seeds, the gap is too small for 3."),
+        Message("u10", "user", "Use a 45 minute budget for the final table."),
+    )
+    assert (
+        only(result, "3 seeds per config.").superseded_by
+        == only(result, "Actually make it 5 seeds, the gap is too small for 3.").id
+    )
+    assert only(result, "Each run gets a 30 minute budget.").superseded_by is None
+
+
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_a_statement_of_where_things_are_retires_nothing_it_names(role: str) -> None:
+    result = run(
+        Message("u0", "user", "Add an expiry alert for the TLS certificates."),
+        Message(
+            "a1",
+            role,
+            "The www, docs and status certificates all come from the cluster issuer.",
+        ),
+        Message(
+            "u1", "user", "The alert rules live in the platform-alerts repo, not the cluster repo."
+        ),
+    )
+    assert all(c.superseded_by is None for c in result.candidates)
+
+
+def test_an_owner_s_new_target_does_not_retire_what_the_assistant_measured() -> None:
+    result = run(
+        Message("u0", "user", "Make the leaderboard rank endpoint fast."),
+        Message("a1", "assistant", "With 1.2M rows the rank query is p99 486ms at 500 rps."),
+        Message(
+            "u1",
+            "user",
+            "rank p99 should be under 50ms, the client calls it on every result screen.",
+        ),
+    )
+    measured = only(result, "With 1.2M rows the rank query is p99 486ms at 500 rps.")
+    assert measured.superseded_by is None and measured.action == "keep"
+
+
+def test_a_number_glued_to_a_word_is_a_name_not_a_value() -> None:
+    result = run(
+        Message("u0", "user", "Deploy the defect model to the production lines."),
+        Message("u1", "user", "The images for line3 are on the NAS under /mnt/qc/line3."),
+        Message("u2", "user", "Set up line1 and line2 as well, each needs its own engine."),
+    )
+    assert all(c.superseded_by is None for c in result.candidates)
