@@ -125,3 +125,18 @@ def test_the_assistant_retires_nothing_by_shared_words_alone() -> None:
         Message("a3", "assistant", "Switching the challenge to a WAF skip rule for that path."),
     )
     assert all(c.superseded_by is None for c in result.candidates)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ugh.", "yesss.", "shit.", "idk.", "all green.", "omg works 😭", "啊原来如此！", "好家伙"],
+)
+def test_an_owner_s_interjection_is_noise(text: str) -> None:
+    assert kind(text) == "transient"
+
+
+@pytest.mark.parametrize(
+    "text", ["ssh works now from the bastion", "Sequential is fine.", "卧槽这么多年的脏数据。"]
+)
+def test_an_interjection_beside_substance_keeps_the_substance(text: str) -> None:
+    assert kind(text) != "transient"

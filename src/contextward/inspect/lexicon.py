@@ -411,12 +411,16 @@ _FILLER_TEXT = """a an the and but or so to of for in on at it its it's this tha
     let's lets can could would should will shall may might must need want like love
     up down out off over with as by from into about than more less still yet again
     no not nope nah none nothing something anything everything
-    one two mine yours see progress effort idea help much"""
+    one two mine yours see progress effort idea help much
+    ugh argh shit damn dang oof phew whoa huh meh omg idk lmao heh hah ha woohoo
+    green works worked working"""
 FILLER_WORDS = frozenset(_FILLER_TEXT.split())
+# "yesss", "ughhh", "nooo": a letter drawn out is the same word.
+_DRAWN_OUT = re.compile(r"([a-z])\1{2,}")
 FILLER_CJK = _re(
     r"好的|好嘞|好滴|好吧|好呀|好啊|太好了|非常好|很好|不错|可以的?|行吧|没问题|收到|明白了?|了解|"
     r"谢谢你?|多谢|感谢|辛苦(?:了|啦|你了)?|厉害|完美|棒|就这么办|就这样吧?|这样就行|那就好|"
-    r"你好|早上好|早|晚安|先这样|就先这样|先这么着|按这个来|照这个来|先这么搞|这么搞|就这么定|可以接受|能接受|没毛病|搞定|"
+    r"你好|早上好|早|晚安|先这样|就先这样|先这么着|按这个来|照这个来|先这么搞|这么搞|就这么定|可以接受|能接受|没毛病|搞定|原来如此|好家伙|卧槽|我靠|绝了|牛|"
     r"嗯+|哈+|呀|啊|吧|呢|啦|了|哦|噢|喔|吗|的|是的|对的?|好|行|嗯|请|麻烦"
 )
 # Pleasantries and sign-offs: "hope your day is going well", "let me know what you find".
@@ -437,7 +441,7 @@ def has_content(low: str) -> bool:
     """Whether a lowercased unit says something beyond courtesy, approval and filler."""
     if COURTESY.match(low) and len(low) < 60:
         return False
-    if any(w not in FILLER_WORDS for w in _LATIN_WORD.findall(low)):
+    if any(w not in FILLER_WORDS for w in _LATIN_WORD.findall(_DRAWN_OUT.sub(r"\1", low))):
         return True
     if not _CJK_CHAR.search(low):
         return False
