@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from .classifier import replaced_subject
@@ -262,6 +263,12 @@ def _dimension(unit: str) -> tuple[str, float]:
     return ("time", factor) if factor else (unit[:3], 1.0)
 
 
+# One statement is compared with every later one within reach: its words and values
+# are read once. Callers never mutate what these return.
+_CACHE = 4096
+
+
+@lru_cache(maxsize=_CACHE)
 def _values(text: str) -> dict[str, list[float]]:
     """The values a statement names, by dimension, the value it sets first.
 
@@ -440,8 +447,8 @@ def _rejected_proposal(new: Draft, earlier: list[Draft]) -> Draft | None:
     return best
 
 
-def _latin(words: set[str]) -> set[str]:
-    return {w for w in words if w.isascii()}
+def _latin(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in words if w.isascii())
 
 
 def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
@@ -479,7 +486,8 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     return best
 
 
-def _words(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def _words(text: str) -> frozenset[str]:
     low = _CUES.sub(" ", text.casefold())
     out: set[str] = set()
     for word in _WORD.findall(low):
@@ -497,7 +505,7 @@ def _words(text: str) -> set[str]:
     # "roll back" and "rollback", "set up" and "setup" name the same thing.
     tokens = _TOKEN.findall(low)
     out.update(a + b for a, b in pairwise(tokens) if len(a + b) > 5)
-    return out
+    return frozenset(out)
 
 
 def _stem(word: str) -> str:
