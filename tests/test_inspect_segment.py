@@ -36,7 +36,7 @@ def test_bullets_become_items() -> None:
         Unit("Plan:"),
         Unit("add the table", bullet=True),
         Unit("write the migration", bullet=True),
-        Unit("deploy", bullet=True),
+        Unit("deploy", bullet=True, number=1),
     ]
 
 
@@ -78,3 +78,13 @@ def test_headings_are_marked_and_joiners_dropped() -> None:
 def test_every_unit_is_a_verbatim_span(text: str) -> None:
     for unit in units(text):
         assert unit.text and unit.text in text
+
+
+def test_a_numbered_item_carries_its_number() -> None:
+    found = units("Plan:\n1. Retry twice.\n(2) Then give up.\n三、 记日志。\n- A plain bullet.")
+    assert [(u.text, u.number) for u in found if u.bullet] == [
+        ("Retry twice.", 1),
+        ("Then give up.", 2),
+        ("记日志。", 3),
+        ("A plain bullet.", None),
+    ]

@@ -171,3 +171,66 @@ def test_a_number_glued_to_a_word_is_a_name_not_a_value() -> None:
         Message("u2", "user", "Set up line1 and line2 as well, each needs its own engine."),
     )
     assert all(c.superseded_by is None for c in result.candidates)
+
+
+_PLAN = (
+    "Here's what I'd propose:\n\n"
+    "1. Set the scale-down stabilization window to 600s.\n"
+    "2. Cap scale-up at 4 pods per 30s.\n"
+    "3. Raise min replicas from 4 to 8 for the peak.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "turned_down"),
+    [
+        ("1 and 2 yes. 3 no — a higher floor all day costs $2.1k a month.", 3),
+        ("第 3 点不行！", 3),
+        ("2 的话，干脆别限速了，节点扩容本来就慢", 2),
+        ("point 1: skip it, the window is already 300s and that is enough", 1),
+    ],
+)
+def test_an_owner_turns_down_a_numbered_item_by_its_number(reply: str, turned_down: int) -> None:
+    result = run(
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", _PLAN),
+        Message("u1", "user", reply),
+    )
+    retired = [c for c in result.candidates if c.superseded_by]
+    assert [c.content for c in retired] == [_PLAN.splitlines()[1 + turned_down][3:]]
+    by = {c.id: c for c in result.candidates}
+    assert by[retired[0].superseded_by].sources == ("u1",)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "1 and 2 yes, 3 too.",
+        "1 和 3 可以。",
+        "3 seeds per configuration, not 5.",
+    ],
+)
+def test_approving_by_number_or_a_number_that_is_a_value_retires_nothing(reply: str) -> None:
+    result = run(
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", _PLAN),
+        Message("u1", "user", reply),
+    )
+    assert not [c for c in result.candidates if c.superseded_by and c.sources == ("a1",)]
+
+
+def test_a_number_names_the_last_list_of_the_message_just_before() -> None:
+    findings = "What I found:\n1. The window is 0s.\n2. Pods need 90s to be ready.\n\n"
+    result = run(
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", findings + _PLAN),
+        Message("u1", "user", "2 不行，扩容要快"),
+    )
+    retired = [c.content for c in result.candidates if c.superseded_by]
+    assert retired == ["Cap scale-up at 4 pods per 30s."]

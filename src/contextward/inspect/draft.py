@@ -24,5 +24,7 @@ class Draft:
     #: same in every transcript format.
     turn: int = 0
     role: str = "user"
+    #: Its number in a numbered list ("2. Retry twice"), which a reply may name.
+    item: int | None = None
     supersedes: list[str] = field(default_factory=list)
     superseded_by: str | None = None

@@ -62,7 +62,14 @@ class _Builder:
         self._seen: dict[str, Draft] = {}
 
     def add(
-        self, message: Message, position: int, text: str, c: Classification, turn: int = 0
+        self,
+        message: Message,
+        position: int,
+        text: str,
+        c: Classification,
+        *,
+        turn: int = 0,
+        item: int | None = None,
     ) -> Draft:
         # A summary quoting the user ("\"Use Redis.\"") repeats the user's words: same key.
         key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
@@ -90,6 +97,7 @@ class _Builder:
             replaces=c.replaces,
             turn=turn,
             role=message.role,
+            item=item,
         )
         self._seen[key] = draft
         self.drafts.append(draft)
@@ -144,7 +152,7 @@ def inspect_messages(
             else [classify(unit, ctx, n) for n, unit in enumerate(pieces)]
         )
         added = [
-            builder.add(message, position, unit.text, c, turn)
+            builder.add(message, position, unit.text, c, turn=turn, item=unit.number)
             for unit, c in zip(pieces, kinds, strict=True)
         ]
         if pending_error is not None:
@@ -219,7 +227,7 @@ def _tool(
         position,
         first,
         Classification("tool_output", IMPORTANCE["tool_output"], 0.95, reason),
-        turn,
+        turn=turn,
     )
     return error, failed
 
@@ -243,7 +251,7 @@ def _explain(
         Classification(
             "rejected", 0.8, 0.8, "the error that made the next turn abandon an approach"
         ),
-        turn,
+        turn=turn,
     )
 
 

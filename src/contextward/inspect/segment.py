@@ -54,6 +54,21 @@ class Unit:
     heading: bool = False
     bullet: bool = False
     boilerplate: bool = False
+    #: The number of a numbered list item ("2." "(3)" "三、"): owners answer by it.
+    number: int | None = None
+
+
+_DIGITS = re.compile(r"\d{1,3}")
+_CJK_NUMERALS = "一二三四五六七八九十"
+
+
+def list_number(marker: str) -> int | None:
+    """The number a list marker or reference carries: "2." -> 2, "（3）" -> 3, "三、" -> 3."""
+    digits = _DIGITS.search(marker)
+    if digits:
+        return int(digits.group())
+    numeral = next((c for c in marker if c in _CJK_NUMERALS), None)
+    return _CJK_NUMERALS.index(numeral) + 1 if numeral else None
 
 
 def units(text: str) -> list[Unit]:
@@ -89,13 +104,14 @@ def _lines(text: str, out: list[Unit]) -> None:
         elif bullet := _BULLET.match(line):
             flush()
             start = len(out)
+            number = list_number(bullet.group())
             _sentences(line[bullet.end() :], out)
             # A bullet is one item unless its sentences are long enough to stand alone.
             if len(out) - start > 1 and len(line) < 240:
                 del out[start:]
-                out.append(Unit(line[bullet.end() :].strip(), bullet=True))
+                out.append(Unit(line[bullet.end() :].strip(), bullet=True, number=number))
             else:
-                out[start:] = [Unit(u.text, bullet=True) for u in out[start:]]
+                out[start:] = [Unit(u.text, bullet=True, number=number) for u in out[start:]]
         else:
             paragraph.append(line)
     flush()

@@ -18,6 +18,7 @@ from itertools import pairwise
 from .classifier import replaced_subject
 from .draft import Draft
 from .lexicon import ADDITIVE, SUPERSEDE
+from .segment import list_number
 
 _GROUPS: dict[str, str] = {
     "decision": "choice",
@@ -130,6 +131,9 @@ def link(drafts: Sequence[Draft]) -> None:
     memory = [d for d in drafts if d.kind in _GROUPS]
     corrected_turn = -1
     for index, new in enumerate(memory):
+        for old in _numbered(new, memory[:index]):
+            old.superseded_by = new.id
+            new.supersedes.append(old.id)
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
             for old in _same_value(new, _open(memory[:index], new), same_subject=True):
@@ -210,6 +214,41 @@ def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
         and old.position < new.position
         and not (old.role == "user" and old.kind == "constraint")
     ]
+
+
+# "第 3 点不行！", "2 的话，重试干脆关掉吧", "3 no — too costly", "point 2: skip it":
+# an owner turning down an item of the assistant's numbered list by its number.
+_ITEM_REFERENCE = re.compile(
+    r"^\s*(?:(?:point|item|option|step|number)\s*#?|#|第\s*)?(\d|[一二三四五六七八九])\s*"
+    r"(?:[点条个项步]\s*)?"
+    r"(?=的话|不行|不要|不用|别|去掉|关掉|改|换|[:：—–]|-\s|(?:no|not|nope|is out|won'?t|doesn'?t)\b)"
+)
+_TURNED_DOWN = re.compile(
+    r"不行|不要|不用|别|去掉|关掉|不做|改|换|\b(?:no|not|nope|skip|drop|out|instead|rather|"
+    r"won'?t|don'?t|doesn'?t|can'?t)\b"
+)
+
+
+def _numbered(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
+    """The items of the assistant's numbered list just before that ``new`` turns down by
+    number; when that message has several lists, the last one's."""
+    if new.role != "user":
+        return []
+    low = new.content.casefold()
+    match = _ITEM_REFERENCE.match(low)
+    if not match or not _TURNED_DOWN.search(low, match.end(1)):
+        return []
+    number = list_number(match.group(1))
+    listed = [
+        old
+        for old in earlier
+        if old.role == "assistant"
+        and new.turn - old.turn == ADJACENT
+        and old.item == number
+        and old.kind != "goal"
+        and old.superseded_by is None
+    ]
+    return listed[-1:]
 
 
 def _finding(draft: Draft) -> bool:
