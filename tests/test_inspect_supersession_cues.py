@@ -234,3 +234,33 @@ def test_a_number_names_the_last_list_of_the_message_just_before() -> None:
     )
     retired = [c.content for c in result.candidates if c.superseded_by]
     assert retired == ["Cap scale-up at 4 pods per 30s."]
+
+
+def test_a_correction_takes_back_the_owner_s_directive_not_the_finding_that_reported_on_it() -> (
+    None
+):
+    result = run(
+        Message("u0", "user", "Checkout p99 is at 900ms, find out why."),
+        Message("u1", "user", "scale the janitor cronjob to 0"),
+        Message("a1", "assistant", "The agent role can't patch the janitor scale in checkout."),
+        Message("u2", "user", "no wait, argo would just scale the janitor back up in 3 min."),
+    )
+    correction = only(result, "no wait, argo would just scale the janitor back up in 3 min.")
+    assert only(result, "scale the janitor cronjob to 0").superseded_by == correction.id
+    finding = only(result, "The agent role can't patch the janitor scale in checkout.")
+    assert finding.superseded_by is None
+
+
+def test_make_it_n_retires_every_statement_of_the_value_last_said() -> None:
+    result = run(
+        Message("u0", "user", "Add a hard delete for soft-deleted projects."),
+        Message("u1", "user", "deleted projects get purged for real after 30 days"),
+        Message(
+            "a1", "assistant", "I'll add a nightly purge job that hard-deletes them after 30 days."
+        ),
+        Message("u2", "user", "make it 90 days, legal just replied"),
+    )
+    correction = only(result, "make it 90 days, legal just replied")
+    assert only(result, "deleted projects get purged for real after 30 days").superseded_by == (
+        correction.id
+    )

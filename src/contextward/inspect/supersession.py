@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from .classifier import replaced_subject
 from .draft import Draft
-from .lexicon import ADDITIVE, SUPERSEDE
+from .lexicon import ADDITIVE, DECLARATIVE, SUPERSEDE
 from .segment import list_number
 
 _GROUPS: dict[str, str] = {
@@ -198,10 +198,31 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> None:
     the value it changes, whatever kind it was classified as ("make it 90 days" and the
     old "30 days")."""
     if new.kind == "correction" or (new.role == "user" and new.replaces):
-        for old in _same_value(new, _open(earlier, new)):
+        implied = _implied(new, earlier)
+        for old in _same_value(new, _open(earlier, new), implied=implied):
             if old.superseded_by is None:
                 old.superseded_by = new.id
                 new.supersedes.append(old.id)
+
+
+# "make it 90 days", "change that to 5": the value replaced is the last one said.
+_IT = re.compile(
+    r"\b(?:make|change|set|bump|turn) (?:it|that|this|them)(?: to)? [~≈]?\d|(?:那就|就)?改成\s*\d"
+)
+
+
+def _implied(new: Draft, earlier: Sequence[Draft]) -> dict[str, float]:
+    """For "make it 90 days": the value last said in each dimension the new one sets, in
+    reach (retired or not), which every open statement of it then shares."""
+    if not _IT.search(new.content.casefold()):
+        return {}
+    out: dict[str, float] = {}
+    for old in reversed(earlier):
+        if new.turn - old.turn > CORRECTION_REACH:
+            break
+        for dim, numbers in _values(old.content).items():
+            out.setdefault(dim, numbers[0])
+    return out
 
 
 def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
@@ -249,6 +270,16 @@ def _numbered(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
         and old.superseded_by is None
     ]
     return listed[-1:]
+
+
+def _directive(draft: Draft) -> bool:
+    """What the owner asked for: a directive kind, or a statement that describes nothing
+    ("scale janitor to 0", not "ingress is ingress-nginx in prod-eu")."""
+    if draft.role != "user":
+        return False
+    if draft.kind in _DIRECTIVE:
+        return True
+    return draft.kind == "fact" and not DECLARATIVE.search(draft.content.casefold())
 
 
 def _finding(draft: Draft) -> bool:
@@ -341,7 +372,13 @@ def _values(text: str) -> dict[str, list[float]]:
     return out
 
 
-def _same_value(new: Draft, earlier: list[Draft], *, same_subject: bool = False) -> list[Draft]:
+def _same_value(
+    new: Draft,
+    earlier: list[Draft],
+    *,
+    same_subject: bool = False,
+    implied: dict[str, float] | None = None,
+) -> list[Draft]:
     """Earlier statements within reach that set another value in a dimension ``new`` sets.
 
     What a statement sets is its leading value in that dimension ("4 点, 2 点那边在做日切"
@@ -375,6 +412,7 @@ def _same_value(new: Draft, earlier: list[Draft], *, same_subject: bool = False)
                 continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
                 dim.startswith("=")
+                or (implied is not None and implied.get(dim) == previous[0])
                 or numbers[0] in previous[1:]
                 or previous[0] in numbers[1:]
                 or bool(words & _subject_words(old.content))
@@ -451,6 +489,13 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
             score = len(words & _words(old.content))
             if score > best_score:
                 best, best_score = old, score
+    if best is not None:
+        # "no, no token for prod zones" after "dns-01 needs an API token": the owner takes
+        # back their own directive ("switch the issuer to dns-01"), which the assistant's
+        # finding only reported on. A directive it shares as much with wins.
+        owner = _closest(new, [d for d in earlier if _directive(d)])
+        if owner is not None and len(words & _words(owner.content)) >= best_score:
+            return owner
     return best
 
 
