@@ -140,9 +140,12 @@ def evaluate() -> str:
     return "\n".join(lines)
 
 
-def export(out: Path) -> int:
+def export(out: Path, *, missing: bool = False) -> int:
+    """Write every prompt (``missing``: only those no recording answers) under neutral numbers."""
     out.mkdir(parents=True, exist_ok=True)
     every = [(split, s) for split in SPLITS for s in sessions(split)]
+    if missing:
+        every = [(split, s) for split, s in every if not _answered(split, s)]
     # Neutral numbers in an order unrelated to split or name.
     every.sort(key=lambda pair: digest(pair[0] + "/" + pair[1].name))
     mapping = {}
@@ -154,6 +157,11 @@ def export(out: Path) -> int:
     (out / "map.json").write_text(json.dumps(mapping, indent=1) + "\n", encoding="utf-8")
     print(f"{len(mapping)} prompts in {out}")
     return 0
+
+
+def _answered(split: str, session: Session) -> bool:
+    recording = Recording.load(split, session.name)
+    return recording is not None and recording.prompt_sha256 == digest(asked(session))
 
 
 def record(source: Path, model: str) -> int:
@@ -180,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.inspect_provider")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("score", help="print provider mode's scores from the recordings")
-    sub.add_parser("export").add_argument("dir", type=Path)
+    exp = sub.add_parser("export")
+    exp.add_argument("dir", type=Path)
+    exp.add_argument(
+        "--missing", action="store_true", help="only sessions with no current recording"
+    )
     imp = sub.add_parser("import")
     imp.add_argument("dir", type=Path)
     imp.add_argument("--model", required=True, help="which model answered, as recorded")
@@ -189,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         print(evaluate())
         return 0
     if args.command == "export":
-        return export(args.dir)
+        return export(args.dir, missing=args.missing)
     return record(args.dir, args.model)
 
 

@@ -199,3 +199,33 @@ def test_a_recorded_answer_is_replayed_only_for_the_prompt_it_answered(tmp_path:
     mode, stale, actions = run(digest("another prompt"))
     assert (mode, stale) == ("rules", True)
     assert actions["The staging run took 420 ms at p95."] == "keep"
+
+
+def test_export_missing_writes_only_prompts_no_recording_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import bench.inspect_provider as ip
+    from bench.inspect_eval import load
+
+    path = tmp_path / "s.txt"
+    path.write_text("lang: en\n--- u1 user\nShip the API.\n", encoding="utf-8")
+    session = load(path)
+    monkeypatch.setattr(ip, "SPLITS", ("dev",))
+    monkeypatch.setattr(ip, "sessions", lambda split: [session])
+    monkeypatch.setattr(ip, "RECORDED", tmp_path / "provider")
+
+    def exported() -> list[str]:
+        out = tmp_path / "out"
+        ip.export(out, missing=True)
+        return sorted(p.name for p in out.glob("*.prompt.txt"))
+
+    assert exported() == ["001.prompt.txt"]
+    (tmp_path / "out" / "001.answer.txt").write_text('{"candidates": []}', encoding="utf-8")
+    ip.record(tmp_path / "out", "test model")
+    recorded = json.loads((tmp_path / "provider" / "dev" / "s.json").read_text(encoding="utf-8"))
+    assert recorded["prompt_sha256"] == ip.digest(ip.asked(session))
+    for stale in (tmp_path / "out").glob("*.prompt.txt"):
+        stale.unlink()
+    assert exported() == []
