@@ -264,3 +264,157 @@ def test_make_it_n_retires_every_statement_of_the_value_last_said() -> None:
     assert only(result, "deleted projects get purged for real after 30 days").superseded_by == (
         correction.id
     )
+
+
+@pytest.mark.parametrize(
+    ("reply", "turned_down"),
+    [
+        ("1 and 4 fine. But no on 2 — security flagged that last quarter.", 2),
+        ("Not 3 as written.", 3),
+    ],
+)
+def test_no_on_a_number_turns_that_item_down(reply: str, turned_down: int) -> None:
+    result = run(
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", _PLAN),
+        Message("u1", "user", reply),
+    )
+    retired = [c.content for c in result.candidates if c.superseded_by]
+    assert retired == [_PLAN.splitlines()[1 + turned_down][3:]]
+
+
+@pytest.mark.parametrize(
+    ("reply", "proposal"),
+    [
+        (
+            "No Docker please.",
+            "I suggest we ship a Dockerfile so reviewers get the exact environment",
+        ),
+        (
+            "No exceptions in the spec.",
+            "I suggest we mark the remaining violations as known exceptions in the spec",
+        ),
+        (
+            "not an env var — I can't edit those myself.",
+            "I'd put the launch date in an environment variable",
+        ),
+        ("nvenc 算了，GPU 只有两台，一直被占着。", "编码器可以换成 h264_nvenc"),
+    ],
+)
+def test_an_owner_turns_down_the_proposal_just_made_by_naming_it(reply: str, proposal: str) -> None:
+    end = "." if proposal.isascii() else "。"
+    result = run(
+        Message("u0", "user", "Get the release ready."),
+        Message("a1", "assistant", f"{proposal}{end} Tests pass on main at 4f2c1a0."),
+        Message("u1", "user", reply),
+    )
+    retired = [c.content for c in result.candidates if c.superseded_by]
+    assert retired == [f"{proposal}{end}"]
+
+
+def test_no_followed_by_a_common_word_turns_nothing_down() -> None:
+    result = run(
+        Message("u0", "user", "Get the release ready."),
+        Message(
+            "a1", "assistant", "The plan: ship a Dockerfile so reviewers get the exact environment."
+        ),
+        Message("u1", "user", "No rush on the Dockerfile, Friday is fine."),
+    )
+    assert not [c for c in result.candidates if c.superseded_by]
+
+
+def test_a_new_rate_replaces_the_old_rate_in_other_words() -> None:
+    result = run(
+        Message("u0", "user", "Scrape the supplier prices nightly."),
+        Message(
+            "a1", "assistant", "I'll use one token bucket at 30 requests/minute for all workers."
+        ),
+        Message("u1", "user", "but make it 20 per minute, not 30 — another team shares the IP."),
+    )
+    bucket = only(result, "I'll use one token bucket at 30 requests/minute for all workers.")
+    assert (
+        bucket.superseded_by
+        == only(result, "but make it 20 per minute, not 30 — another team shares the IP.").id
+    )
+
+
+def test_the_owner_s_first_request_is_not_retired_by_shared_words() -> None:
+    goal = "We must rotate the payments database password and move the services to dynamic credentials."
+    result = run(
+        Message("u0", "user", f"Hello, I need your help with something delicate. {goal}"),
+        Message(
+            "a1", "assistant", "The reporting service connects with the static password today."
+        ),
+        Message(
+            "u1",
+            "user",
+            "So reporting gets a static role instead: Vault rotates the password of reporting_ro.",
+        ),
+    )
+    assert only(result, goal).superseded_by is None
+
+
+def test_a_description_with_not_in_it_replaces_nothing() -> None:
+    result = run(
+        Message("u0", "user", "Make the slot picker accessible."),
+        Message(
+            "a1",
+            "assistant",
+            "Slots are rendered by TimeSlotPicker.tsx as native toggle buttons with aria-pressed.",
+        ),
+        Message(
+            "u1",
+            "user",
+            'I ran NVDA over the slot picker: slots read as "toggle button, not pressed".',
+        ),
+    )
+    assert not [c for c in result.candidates if c.superseded_by]
+
+
+def test_the_assistant_s_own_rather_than_revises_its_plans_not_its_findings() -> None:
+    result = run(
+        Message("u0", "user", "Speed up the match consumer."),
+        Message(
+            "a1",
+            "assistant",
+            "The consumer in MatchConsumer.scala commits per record, which is why it lags 40k messages.",
+        ),
+        Message("a2", "assistant", "I'll process 16 partitions at once with parEvalMap."),
+        Message("u1", "user", "the db pool is only 10 connections."),
+        Message("a3", "assistant", "I'll cap it at 8 per pod rather than per partition."),
+    )
+    finding = only(
+        result,
+        "The consumer in MatchConsumer.scala commits per record, which is why it lags 40k messages.",
+    )
+    assert finding.superseded_by is None
+
+
+def test_a_bound_the_owner_sets_does_not_retire_what_the_owner_measured() -> None:
+    result = run(
+        Message("u0", "user", "Find the memory leak in the websocket gateway."),
+        Message("u1", "user", "RSS 大概每小时涨 200MB，差不多 8 小时就被 kill 一次。"),
+        Message("u2", "user", "24h 下来 RSS 不超过 800MB 就算过。"),
+    )
+    measured = only(result, "RSS 大概每小时涨 200MB，差不多 8 小时就被 kill 一次。")
+    assert measured.superseded_by is None
+
+
+def test_12_hours_not_8_reaches_back_for_the_8_hours() -> None:
+    filler = [
+        Message(f"{who[0]}{i}", who, text)
+        for i in range(2, 6)
+        for who, text in (("user", f"Also check route {i}."), ("assistant", f"Route {i} checked."))
+    ]
+    result = run(
+        Message("u0", "user", "Put the admin behind SSO."),
+        Message("u1", "user", "sessions expire after 8 hours, absolute."),
+        *filler,
+        Message("u9", "user", "Make it 12 hours, not 8 — month-end runs take 10h."),
+    )
+    old = only(result, "sessions expire after 8 hours, absolute.")
+    assert (
+        old.superseded_by == only(result, "Make it 12 hours, not 8 — month-end runs take 10h.").id
+    )

@@ -69,8 +69,15 @@ class Classification:
 _QUESTION = re.compile(r"[?？]\s*$")
 _NUMBER = re.compile(r"\d")
 _LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
+# Words after "instead of" / "rather than" that name nothing: "rather than per
+# partition", "instead of changing consent behaviour".
 _VAGUE = frozenset(
-    {"the", "a", "an", "this", "that", "it", "to", "be", "only", "just", "yet", "now"}
+    re.findall(
+        r"\S+",
+        "the a an this that it to be only just yet now "
+        "per in on at for with by from of as via into onto over under about "
+        "using doing making having adding changing change going waiting",
+    )
 )
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")

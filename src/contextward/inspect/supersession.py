@@ -129,9 +129,19 @@ _STOP = frozenset(
 def link(drafts: Sequence[Draft]) -> None:
     """Mark superseded drafts in place (``supersedes`` / ``superseded_by``)."""
     memory = [d for d in drafts if d.kind in _GROUPS]
+    # The owner's first message, where it asks for something ("We must rotate the payments
+    # password"), states the session's goal whatever cue it carries: a later statement
+    # replaces it by naming it or a value in it, never by sharing words with it. What it
+    # chooses ("Use SQLite for the cache.") stays replaceable.
+    first = next((d.position for d in memory if d.role == "user"), -1)
+    opening = [
+        d
+        for d in memory
+        if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
+    ]
     corrected_turn = -1
     for index, new in enumerate(memory):
-        for old in _numbered(new, memory[:index]):
+        for old in [*_numbered(new, memory[:index]), *_turned_down(new, memory[:index])]:
             old.superseded_by = new.id
             new.supersedes.append(old.id)
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
@@ -141,8 +151,8 @@ def link(drafts: Sequence[Draft]) -> None:
                 new.supersedes.append(old.id)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
-        if new.kind != "correction" and _ADDITIVE.search(new.content):
-            continue
+        if new.kind != "correction" and _ADDITIVE.search(new.content.casefold()):
+            continue  # "PNG uploads need it too" adds beside what was said
         earlier = [
             old
             for old in memory[:index]
@@ -161,8 +171,18 @@ def link(drafts: Sequence[Draft]) -> None:
         # "the alerts live in the platform repo, not in the cluster directory" tells where
         # things are: only a choice or a correction retires everything that names what it
         # turns down.
+        if new.kind in ("fact", "state") and (
+            _retire_values(new, memory[:index]) or not _MOVES_ON.search(new.content.casefold())
+        ):
+            # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
+            # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
+            continue
         subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
         named = _named(subject, earlier, new)
+        if new.role == "assistant":
+            # "I'll cap it per pod rather than per partition" revises the assistant's own
+            # plans; what it found stays found.
+            named = [d for d in named if d.kind in ("decision", "todo")]
         if not named and subject and new.kind != "correction":
             # "X, not Y" names what it replaces: if no earlier statement mentions Y, it
             # contrasts rather than replaces, and guessing by shared words would retire
@@ -184,7 +204,7 @@ def link(drafts: Sequence[Draft]) -> None:
         ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
-            target = _closest(new, earlier)
+            target = _closest(new, [d for d in earlier if d not in opening])
         if new.kind == "correction" and target is not None:
             corrected_turn = new.turn
         if target is not None:
@@ -193,16 +213,19 @@ def link(drafts: Sequence[Draft]) -> None:
         _retire_values(new, memory[:index])
 
 
-def _retire_values(new: Draft, earlier: Sequence[Draft]) -> None:
+def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
     """A user's replacing statement or any correction retires every recent statement of
     the value it changes, whatever kind it was classified as ("make it 90 days" and the
-    old "30 days")."""
+    old "30 days"). Whether it retired any."""
+    retired = False
     if new.kind == "correction" or (new.role == "user" and new.replaces):
         implied = _implied(new, earlier)
         for old in _same_value(new, _open(earlier, new), implied=implied):
             if old.superseded_by is None:
                 old.superseded_by = new.id
                 new.supersedes.append(old.id)
+                retired = True
+    return retired
 
 
 # "make it 90 days", "change that to 5": the value replaced is the last one said.
@@ -240,9 +263,13 @@ def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
 # "第 3 点不行！", "2 的话，重试干脆关掉吧", "3 no — too costly", "point 2: skip it":
 # an owner turning down an item of the assistant's numbered list by its number.
 _ITEM_REFERENCE = re.compile(
-    r"^\s*(?:(?:point|item|option|step|number)\s*#?|#|第\s*)?(\d|[一二三四五六七八九])\s*"
+    r"^\s*(?:(?:but|and|ok(?:ay)?)[, ]+)?(?:"
+    r"(?:(?:point|item|option|step|number)\s*#?|#|第\s*)?(\d|[一二三四五六七八九])\s*"
     r"(?:[点条个项步]\s*)?"
-    r"(?=的话|不行|不要|不用|别|去掉|关掉|改|换|[:：—–]|-\s|(?:no|not|nope|is out|won'?t|doesn'?t)\b)"
+    r"(?=先?(?:的话|不行|不要|不用|别|去掉|关掉|改|换)|[:：—–]|-\s|(?:no|not|nope|is out|won'?t|doesn'?t)\b)"
+    # "But no on 2 —", "Not 3 as written."
+    r"|(?:no|not)\s+(?:on\s+|to\s+)?(?:point\s+|item\s+|#)?(\d)(?![\w.,%]|\s*(?:[a-z]{3,}s\b|%))"
+    r")"
 )
 _TURNED_DOWN = re.compile(
     r"不行|不要|不用|别|去掉|关掉|不做|改|换|\b(?:no|not|nope|skip|drop|out|instead|rather|"
@@ -257,9 +284,15 @@ def _numbered(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
         return []
     low = new.content.casefold()
     match = _ITEM_REFERENCE.match(low)
-    if not match or not _TURNED_DOWN.search(low, match.end(1)):
+    if not match:
         return []
-    number = list_number(match.group(1))
+    number: int | None = None
+    if match.group(1) is None:
+        number = int(match.group(2))  # "no on 2" says no itself
+    elif _TURNED_DOWN.search(low, match.end(1)):
+        number = list_number(match.group(1))
+    if number is None:
+        return []
     listed = [
         old
         for old in earlier
@@ -270,6 +303,49 @@ def _numbered(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
         and old.superseded_by is None
     ]
     return listed[-1:]
+
+
+# "No Docker please.", "No exceptions in the spec.", "skip the IT ask", "not an env var —":
+# the owner turning down what the assistant just proposed, by naming it.
+_NO_THING = re.compile(
+    r"^(?:(?:but|and|ok(?:ay)?|hm+|well)[, ]+)?(?:no|not|skip|drop)\s+(?:the\s+|an?\s+)?"
+    r"(?!(?:one|way|need|problem|worries|rush|idea|longer|more|need|sure|just|only|yet|really)\b)"
+    r"([^.,;:!?—–]{3,60}?)\s*(?:please\s*)?(?:[.,;:!?—–]|$)"
+)
+
+
+def _turned_down(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
+    """The assistant's proposal in the turn just before that ``new`` turns down by name:
+    the one sharing the most of the named words (every Latin word of three letters or more
+    must be in it)."""
+    if new.role != "user":
+        return []
+    match = _NO_THING.match(new.content.casefold())
+    if not match:
+        return []
+    named = _terms(match.group(1))
+    if not named:
+        return []
+    best: list[Draft] = []
+    for old in earlier:
+        if (
+            old.role == "assistant"
+            and new.turn - old.turn == ADJACENT
+            and old.kind in ("decision", "fact", "todo")
+            and old.superseded_by is None
+        ):
+            # "env var" names "environment variable", "Docker" names "a Dockerfile".
+            theirs = _terms(old.content)
+            if all(any(t.startswith(w) for t in theirs) for w in named):
+                best = [old]  # the last one that names them all
+    return best
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Its Latin words of three letters or more, stemmed, without the stop words."""
+    return frozenset(
+        _stem(w) for w in _TOKEN.findall(text.casefold()) if len(w) > 2 and w not in _STOP
+    )
 
 
 def _directive(draft: Draft) -> bool:
@@ -295,9 +371,9 @@ def _proposal(new: Draft, old: Draft) -> bool:
 # Units of one dimension compare with each other: "24 小时" and "10 分钟" set the same TTL.
 _SECONDS = {
     **dict.fromkeys(("ms", "msec", "millisecond", "毫"), 0.001),
-    **dict.fromkeys(("sec", "second", "秒"), 1.0),
+    **dict.fromkeys(("s", "sec", "second", "秒"), 1.0),
     **dict.fromkeys(("min", "minute", "分"), 60.0),
-    **dict.fromkeys(("hr", "hour", "小"), 3600.0),
+    **dict.fromkeys(("h", "hr", "hour", "小"), 3600.0),
     **dict.fromkeys(("day", "天"), 86400.0),
     **dict.fromkeys(("wk", "week", "周"), 604800.0),
 }
@@ -313,6 +389,20 @@ _KEYED = re.compile(
 )
 
 
+# A statement of fact replaces something only when it says that things moved on:
+# "Release moves to Monday after all", not "X, not Y".
+_MOVES_ON = re.compile(
+    r"\b(?:instead|rather than|switch|no longer|not anymore|replac|moves?|moved|back to|"
+    r"after all|from now on)\b|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是|挪到|推迟到|"
+    r"提前到|改到|改了"
+)
+# A rate: "20 per minute", "30 requests/minute", "5 req/s", "每分钟 20 次" is not one.
+_RATE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:[a-z]+\s*)?(?:/|\bper\s+|\ba\s+)\s*"
+    r"(second|sec|minute|min|hour|hr|day|s|h)s?\b"
+)
+# "not 8", "instead of 5", "而不是 3": a bare number named as the one replaced.
+_NOT_BARE = re.compile(r"(?:\bnot|\binstead of|而不是|不是)\s*(\d+(?:\.\d+)?)(?![\w.%])")
 # "2027-06-30": a date is a value of its own dimension.
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?![\w.])")
 # Words before a number that say nothing about what it measures ("after 14", "every 5").
@@ -347,7 +437,15 @@ def _values(text: str) -> dict[str, list[float]]:
     """
     low = text.casefold()
     out: dict[str, list[float]] = {}
+    rates = []
+    for match in _RATE.finditer(low):
+        # "20 per minute" and "30 requests/minute" are one rate, per second.
+        number, per = match.groups()
+        out.setdefault("rate", []).append(float(number) / _dimension(per)[1])
+        rates.append(match.span())
     for match in _VALUE.finditer(low):
+        if any(a <= match.start() < b for a, b in rates):
+            continue
         number, unit, size = match.groups()
         unit = unit or size + "b"
         if unit in _COUNTERS:
@@ -360,6 +458,8 @@ def _values(text: str) -> dict[str, list[float]]:
             found.insert(0, value)
         else:
             found.append(value)
+    for dimension, named in _named_values(low).items():
+        out.setdefault(dimension, []).extend(named)
     for match in _DATE.finditer(low):
         year, month, day = match.groups()
         out.setdefault("date", []).append(float(year + month + day))
@@ -369,6 +469,28 @@ def _values(text: str) -> dict[str, list[float]]:
             continue
         found = out.setdefault("=" + _stem(key), [])
         found.append(float(number))
+    return out
+
+
+@lru_cache(maxsize=_CACHE)
+def _named_values(low: str) -> dict[str, list[float]]:
+    """ "12 hours, not 8": a bare number named as replaced, in the unit of the value before it."""
+    out: dict[str, list[float]] = {}
+    for match in _NOT_BARE.finditer(low):
+        head = low[: match.start()]
+        rate = list(_RATE.finditer(head))
+        value = [
+            v
+            for v in _VALUE.finditer(head)
+            if not any(r.start() <= v.start() < r.end() for r in rate)
+        ]
+        if rate and (not value or rate[-1].start() > value[-1].start()):
+            per = _dimension(rate[-1].group(2))[1]
+            out.setdefault("rate", []).append(float(match.group(1)) / per)
+        elif value:
+            _number, unit, size = value[-1].groups()
+            dimension, factor = _dimension(unit or size + "b")
+            out.setdefault(dimension, []).append(float(match.group(1)) * factor)
     return out
 
 
@@ -399,8 +521,14 @@ def _same_value(
             break
         if old.kind == "goal" or (
             # An owner's new target ("p99 under 50ms", "backfill 90 days") replaces an
-            # earlier directive, not what the assistant measured or found.
-            same_subject and (old.kind == "constraint" or _finding(old))
+            # earlier directive, not what the assistant measured or found, and a bound
+            # ("RSS under 800MB after 24h") replaces no measurement at all.
+            same_subject
+            and (
+                old.kind == "constraint"
+                or _finding(old)
+                or (new.kind == "requirement" and old.kind in ("fact", "state"))
+            )
         ):
             continue
         theirs = _values(old.content)
@@ -408,7 +536,9 @@ def _same_value(
             previous = theirs.get(dim)
             if not previous or numbers[0] == previous[0]:
                 continue
-            if gap > CORRECTION_REACH and (dim in ("time", "date") or dim[0] == "="):
+            # "12 hours, not 8" names the 8 it replaces: that reaches as far as a count.
+            named = previous[0] in _named_values(new.content.casefold()).get(dim, ())
+            if gap > CORRECTION_REACH and not named and (dim in ("time", "date") or dim[0] == "="):
                 continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
                 dim.startswith("=")
