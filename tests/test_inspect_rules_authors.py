@@ -135,8 +135,38 @@ def test_an_owner_s_interjection_is_noise(text: str) -> None:
     assert kind(text) == "transient"
 
 
-@pytest.mark.parametrize(
-    "text", ["ssh works now from the bastion", "Sequential is fine.", "卧槽这么多年的脏数据。"]
-)
+@pytest.mark.parametrize("text", ["ssh works now from the bastion", "卧槽这么多年的脏数据。"])
 def test_an_interjection_beside_substance_keeps_the_substance(text: str) -> None:
+    assert kind(text) != "transient"
+
+
+def test_the_assistant_saying_what_it_is_not_using_and_why_is_a_rejection() -> None:
+    text = "I'm not using `enable.auto.commit` — it commits on poll, before the DB write."
+    assert kind(text, "assistant") == "rejected"
+
+
+def test_weighing_an_approach_with_would_is_not_narration() -> None:
+    text = "Installing the NDK in a workflow step would re-download ~1 GB on every run."
+    assert kind(text, "assistant") != "transient"
+    assert kind("Installing the NDK now.", "assistant") == "transient"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 and 4 fine.",
+        "Mostly yes!",
+        "Spark 可以。",
+        "ok 有道理",
+        "Blue/green sounds right.",
+        "Have a nice evening!",
+        "you are a lifesaver!",
+    ],
+)
+def test_an_owner_approving_by_name_or_signing_off_is_noise(text: str) -> None:
+    assert kind(text) == "transient"
+
+
+@pytest.mark.parametrize("text", ["这个方案不可以。", "Redis 可以，但是不要用 cluster 模式"])
+def test_an_approval_with_a_no_or_a_but_in_it_is_kept(text: str) -> None:
     assert kind(text) != "transient"

@@ -418,3 +418,15 @@ def test_12_hours_not_8_reaches_back_for_the_8_hours() -> None:
     assert (
         old.superseded_by == only(result, "Make it 12 hours, not 8 — month-end runs take 10h.").id
     )
+
+
+def test_n_is_no_turns_that_item_down() -> None:
+    result = run(
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", _PLAN),
+        Message("u1", "user", "1 is no, the window is already long enough."),
+    )
+    retired = [c.content for c in result.candidates if c.superseded_by]
+    assert retired == [_PLAN.splitlines()[2][3:]]

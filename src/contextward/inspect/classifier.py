@@ -67,6 +67,7 @@ class Classification:
 
 
 _QUESTION = re.compile(r"[?？]\s*$")
+_WOULD = re.compile(r"\b(?:would|wouldn'?t)\b")
 _NUMBER = re.compile(r"\d")
 _LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
 # Words after "instead of" / "rather than" that name nothing: "rather than per
@@ -108,6 +109,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.95, "an acknowledgement")
     if ctx.role == "user" and weight(text) < 40 and lx.PICK.match(low):
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
+    if ctx.role == "user" and weight(text) < 40 and lx.APPROVAL.match(low):
+        return _noise("transient", 0.85, "the user approving what the assistant proposed")
     memo: list[bool] = []
 
     def replaces() -> bool:
@@ -240,7 +243,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and not lx.EPILOGUE.search(low)
     ):
         return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
-    if ctx.role == "assistant" and lx.NARRATION.match(low):
+    if ctx.role == "assistant" and lx.NARRATION.match(low) and not _WOULD.search(low):
+        # "Installing the NDK in a workflow step would re-download 1 GB per run" weighs an
+        # approach; it does not narrate a step.
         return _noise("transient", 0.9, "the assistant narrating its next step")
     if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and weight(text) < 90):
         return _noise("transient", 0.85, f"a question from {speaker}")
@@ -257,7 +262,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ):
             return _mem("correction", 0.85, "the user replaces something said earlier", True)
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
-    if ctx.role == "assistant" and lx.NARRATION.match(low):
+    if ctx.role == "assistant" and lx.NARRATION.match(low) and not _WOULD.search(low):
+        # "Installing the NDK in a workflow step would re-download 1 GB per run" weighs an
+        # approach; it does not narrate a step.
         return _noise("transient", 0.9, "the assistant narrating its next step")
     if (
         ctx.role == "assistant"

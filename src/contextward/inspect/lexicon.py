@@ -48,7 +48,7 @@ LABEL_ANY = _re("|".join(f"(?:{label.pattern})" for _, label in LABELS))
 ACK = _re(
     r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|hm+|"
     r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
-    r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
+    r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|mostly yes|ok for most|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
     r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|"
     r"keep going|continue|carry on|go on|proceed|go ahead|please continue|继续吧?|"
     r"这个可以|可以的|就这样|"
@@ -130,6 +130,7 @@ REJECTED = _StartOrAnywhere(
     r"backed out|reverted|threw out)|gave up on|decided against|ruled out|"
     r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
     r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
+    r"i(?:'m| am) not (?:using|going with|going to use)|"
     r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
     r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
     (
@@ -429,7 +430,10 @@ FILLER_CJK = _re(
 COURTESY = _re(
     r"^(?:(?:hey|hi|hello|ok(?:ay)?|so)[,! ]+)?(?:(?:i |we )?hope (?:you|your|all|everything)|how are you|how'?s it going|"
     r"thank you|thanks|thx|good catch|nice catch|ah,? (?:yes|right|ok|i see)|oh,? (?:right|i see)|"
-    r"(?:ur|you'?re) a legend|you rock|"
+    r"(?:ur|you'?re|you are) a (?:legend|lifesaver|life saver|star|hero)|you rock|"
+    r"have a (?:nice|good|great|lovely) (?:evening|day|weekend|night)|"
+    r"(?:wonderful|amazing|awesome|brilliant|fantastic|lovely|excellent|perfect),? (?:this|that)(?:'s| is) "
+    r"(?:much |so |way )?(?:better|great|perfect|exactly)|"
     r"let me know (?:what|if|when|how)|thanks in advance|take your time|no rush|appreciate (?:it|your)|"
     r"(?:that|this) (?:makes sense|sounds good|looks good|is great|is helpful))\b|"
     r"^(?:希望你|辛苦你|麻烦你了|有劳|不着急|慢慢来|有问题告诉我|有什么发现告诉我)|"
@@ -471,7 +475,16 @@ PICK = _re(
     r"^(?:(?:ok(?:ay)?|yes|yeah|sure|sounds good|好的?|可以|行|嗯)[,，.!。 ]*)?"
     r"(?:(?:please |let'?s |then |先)?(?:go with|do|try|pick|take|start with|试|做|选|用|上))?\s*(?:option |方案|选项)?#?"
     r"(?:\d|[abc]\b)(?:\s*(?:and|&|,|，|和|跟|、|\+|or)\s*#?(?:\d|[abc]\b))*\s*"
-    r"(?:(?:first|then|yes|ok|please|pls|sounds good|is fine|are fine|works|吧|可以|行|没问题|都可以|都行|先)[ ,，.!。]*)*[.!。]*$"
+    r"(?:(?:first|then|yes|ok|please|pls|sounds good|is fine|are fine|fine|good|agreed|approved|lgtm|"
+    r"works|吧|可以|行|没问题|都可以|都行|先)[ ,，.!。]*)*[.!。]*$"
+)
+# "Spark 可以。", "Blue/green sounds right.", "ok 有道理": the owner approving a proposal by
+# name; what was approved is kept where the assistant proposed it.
+APPROVAL = _re(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|嗯+|好|行)[,，.!。 ]*)?[^,，。.!?！？]{0,24}?\s*"
+    r"(?:(?<!不)(?:可以|没问题|没毛病|有道理|好懂)|"
+    r"\b(?:sounds (?:good|right|fine|great)|is fine|looks (?:good|right)|works for me|makes sense))"
+    r"[。.!！~ ]*$"
 )
 # "how long would the copy take", "语言怎么判断的": questions written without "?".
 WH_QUESTION = _re(

@@ -194,7 +194,8 @@ def link(drafts: Sequence[Draft]) -> None:
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             old.superseded_by = new.id
             new.supersedes.append(old.id)
-        target = named[0] if named else _answered(new, earlier)
+        guessable = [d for d in earlier if d not in opening]
+        target = named[0] if named else _answered(new, guessable)
         if (
             target is None
             and not (new.kind == "correction" and new.turn == corrected_turn)
@@ -204,7 +205,7 @@ def link(drafts: Sequence[Draft]) -> None:
         ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
-            target = _closest(new, [d for d in earlier if d not in opening])
+            target = _closest(new, guessable)
         if new.kind == "correction" and target is not None:
             corrected_turn = new.turn
         if target is not None:
@@ -266,7 +267,8 @@ _ITEM_REFERENCE = re.compile(
     r"^\s*(?:(?:but|and|ok(?:ay)?)[, ]+)?(?:"
     r"(?:(?:point|item|option|step|number)\s*#?|#|第\s*)?(\d|[一二三四五六七八九])\s*"
     r"(?:[点条个项步]\s*)?"
-    r"(?=先?(?:的话|不行|不要|不用|别|去掉|关掉|改|换)|[:：—–]|-\s|(?:no|not|nope|is out|won'?t|doesn'?t)\b)"
+    r"(?=先?(?:的话|不行|不要|不用|别|去掉|关掉|改|换)|[:：—–]|-\s|(?:is\s+)?(?:no|not|nope|out)\b|"
+    r"(?:won'?t|doesn'?t)\b)"
     # "But no on 2 —", "Not 3 as written."
     r"|(?:no|not)\s+(?:on\s+|to\s+)?(?:point\s+|item\s+|#)?(\d)(?![\w.,%]|\s*(?:[a-z]{3,}s\b|%))"
     r")"
