@@ -134,11 +134,11 @@ def link(drafts: Sequence[Draft]) -> None:
     # replaces it by naming it or a value in it, never by sharing words with it. What it
     # chooses ("Use SQLite for the cache.") stays replaceable.
     first = next((d.position for d in memory if d.role == "user"), -1)
-    opening = [
-        d
+    opening = {
+        id(d)
         for d in memory
         if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
-    ]
+    }
     corrected_turn = -1
     for index, new in enumerate(memory):
         for old in [*_numbered(new, memory[:index]), *_turned_down(new, memory[:index])]:
@@ -194,7 +194,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             old.superseded_by = new.id
             new.supersedes.append(old.id)
-        guessable = [d for d in earlier if d not in opening]
+        guessable = [d for d in earlier if id(d) not in opening]
         target = named[0] if named else _answered(new, guessable)
         if (
             target is None
