@@ -127,7 +127,7 @@ def inspection_section() -> list[str]:
         f"Labelled sessions in bench/data/inspect: dev ({sessions['dev']} sessions, tuned on) "
         f"and the held-out sets {', '.join(f'{s} ({sessions[s]})' for s in blind)}, never "
         "tuned on. Marked spans are memories; every other candidate is noise. A second "
-        "annotator, blind to the classifier, re-read the sessions of the three later authors "
+        "annotator, blind to the classifier, re-read the dev sessions of the six later authors "
         "and every held-out set; the columns score what both annotators agree on (a span "
         "they dispute counts as neither), and one column repeats ours on the first "
         "annotator's labels alone (bench/data/inspect/README.md).",
