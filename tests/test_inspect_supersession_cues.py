@@ -181,6 +181,16 @@ _PLAN = (
 )
 
 
+def _answering_the_plan(reply: str) -> tuple[Message, ...]:
+    return (
+        Message(
+            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
+        ),
+        Message("a1", "assistant", _PLAN),
+        Message("u1", "user", reply),
+    )
+
+
 @pytest.mark.parametrize(
     ("reply", "turned_down"),
     [
@@ -188,16 +198,13 @@ _PLAN = (
         ("第 3 点不行！", 3),
         ("2 的话，干脆别限速了，节点扩容本来就慢", 2),
         ("point 1: skip it, the window is already 300s and that is enough", 1),
+        ("1 and 4 fine. But no on 2 — security flagged that last quarter.", 2),
+        ("Not 3 as written.", 3),
+        ("1 is no, the window is already long enough.", 1),
     ],
 )
 def test_an_owner_turns_down_a_numbered_item_by_its_number(reply: str, turned_down: int) -> None:
-    result = run(
-        Message(
-            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
-        ),
-        Message("a1", "assistant", _PLAN),
-        Message("u1", "user", reply),
-    )
+    result = run(*_answering_the_plan(reply))
     retired = [c for c in result.candidates if c.superseded_by]
     assert [c.content for c in retired] == [_PLAN.splitlines()[1 + turned_down][3:]]
     by = {c.id: c for c in result.candidates}
@@ -213,13 +220,7 @@ def test_an_owner_turns_down_a_numbered_item_by_its_number(reply: str, turned_do
     ],
 )
 def test_approving_by_number_or_a_number_that_is_a_value_retires_nothing(reply: str) -> None:
-    result = run(
-        Message(
-            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
-        ),
-        Message("a1", "assistant", _PLAN),
-        Message("u1", "user", reply),
-    )
+    result = run(*_answering_the_plan(reply))
     assert not [c for c in result.candidates if c.superseded_by and c.sources == ("a1",)]
 
 
@@ -264,25 +265,6 @@ def test_make_it_n_retires_every_statement_of_the_value_last_said() -> None:
     assert only(result, "deleted projects get purged for real after 30 days").superseded_by == (
         correction.id
     )
-
-
-@pytest.mark.parametrize(
-    ("reply", "turned_down"),
-    [
-        ("1 and 4 fine. But no on 2 — security flagged that last quarter.", 2),
-        ("Not 3 as written.", 3),
-    ],
-)
-def test_no_on_a_number_turns_that_item_down(reply: str, turned_down: int) -> None:
-    result = run(
-        Message(
-            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
-        ),
-        Message("a1", "assistant", _PLAN),
-        Message("u1", "user", reply),
-    )
-    retired = [c.content for c in result.candidates if c.superseded_by]
-    assert retired == [_PLAN.splitlines()[1 + turned_down][3:]]
 
 
 @pytest.mark.parametrize(
@@ -418,15 +400,3 @@ def test_12_hours_not_8_reaches_back_for_the_8_hours() -> None:
     assert (
         old.superseded_by == only(result, "Make it 12 hours, not 8 — month-end runs take 10h.").id
     )
-
-
-def test_n_is_no_turns_that_item_down() -> None:
-    result = run(
-        Message(
-            "u0", "user", "The render workers flap between 4 and 30 pods, fix the autoscaling."
-        ),
-        Message("a1", "assistant", _PLAN),
-        Message("u1", "user", "1 is no, the window is already long enough."),
-    )
-    retired = [c.content for c in result.candidates if c.superseded_by]
-    assert retired == [_PLAN.splitlines()[2][3:]]
