@@ -142,28 +142,15 @@ def link(drafts: Sequence[Draft]) -> None:
     corrected_turn = -1
     for index, new in enumerate(memory):
         for old in [*_numbered(new, memory[:index]), *_turned_down(new, memory[:index])]:
-            old.superseded_by = new.id
-            new.supersedes.append(old.id)
+            _retire(old, new)
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
             for old in _same_value(new, _open(memory[:index], new), same_subject=True):
-                old.superseded_by = new.id
-                new.supersedes.append(old.id)
+                _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(new.content.casefold()):
             continue  # "PNG uploads need it too" adds beside what was said
-        earlier = [
-            old
-            for old in memory[:index]
-            if old.kind in _REPLACEABLE
-            and old.superseded_by is None
-            and old.position < new.position
-            and _compatible(new.kind, old.kind)
-            and (new.replaces or old.kind == "decision" or _proposal(new, old))
-            # The user's word outranks the assistant's: an assistant cannot retire it.
-            and not (old.role == "user" and new.role == "assistant")
-        ]
         if _finding(new):
             # What the assistant finds retires only a value it changes.
             _retire_values(new, memory[:index])
@@ -177,6 +164,17 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
             continue
+        earlier = [
+            old
+            for old in memory[:index]
+            if old.kind in _REPLACEABLE
+            and old.superseded_by is None
+            and old.position < new.position
+            and _compatible(new.kind, old.kind)
+            and (new.replaces or old.kind == "decision" or _proposal(new, old))
+            # The user's word outranks the assistant's: an assistant cannot retire it.
+            and not (old.role == "user" and new.role == "assistant")
+        ]
         subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
         named = _named(subject, earlier, new)
         if new.role == "assistant":
@@ -192,8 +190,7 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
-            old.superseded_by = new.id
-            new.supersedes.append(old.id)
+            _retire(old, new)
         guessable = [d for d in earlier if id(d) not in opening]
         target = named[0] if named else _answered(new, guessable)
         if (
@@ -209,8 +206,7 @@ def link(drafts: Sequence[Draft]) -> None:
         if new.kind == "correction" and target is not None:
             corrected_turn = new.turn
         if target is not None:
-            target.superseded_by = new.id
-            new.supersedes.append(target.id)
+            _retire(target, new)
         _retire_values(new, memory[:index])
 
 
@@ -223,10 +219,14 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
         implied = _implied(new, earlier)
         for old in _same_value(new, _open(earlier, new), implied=implied):
             if old.superseded_by is None:
-                old.superseded_by = new.id
-                new.supersedes.append(old.id)
+                _retire(old, new)
                 retired = True
     return retired
+
+
+def _retire(old: Draft, new: Draft) -> None:
+    old.superseded_by = new.id
+    new.supersedes.append(old.id)
 
 
 # "make it 90 days", "change that to 5": the value replaced is the last one said.
