@@ -141,11 +141,14 @@ def link(drafts: Sequence[Draft]) -> None:
     }
     corrected_turn = -1
     for index, new in enumerate(memory):
-        for old in [*_numbered(new, memory[:index]), *_turned_down(new, memory[:index])]:
+        # Only what was said within reach is compared: a long session stays linear.
+        recent = _recent(memory, index, COUNT_REACH)
+        previous = [d for d in recent if new.turn - d.turn <= ADJACENT]
+        for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
-            for old in _same_value(new, _open(memory[:index], new), same_subject=True):
+            for old in _same_value(new, _open(recent, new), same_subject=True):
                 _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
@@ -153,13 +156,13 @@ def link(drafts: Sequence[Draft]) -> None:
             continue  # "PNG uploads need it too" adds beside what was said
         if _finding(new):
             # What the assistant finds retires only a value it changes.
-            _retire_values(new, memory[:index])
+            _retire_values(new, recent)
             continue
         # "the alerts live in the platform repo, not in the cluster directory" tells where
         # things are: only a choice or a correction retires everything that names what it
         # turns down.
         if new.kind in ("fact", "state") and (
-            _retire_values(new, memory[:index]) or not _MOVES_ON.search(new.content.casefold())
+            _retire_values(new, recent) or not _MOVES_ON.search(new.content.casefold())
         ):
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
@@ -186,7 +189,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # contrasts rather than replaces, and guessing by shared words would retire
             # something unrelated. A new value still retires the old one ("Sunset is
             # 2027-03-31, not June" and "set to 2027-06-30").
-            _retire_values(new, memory[:index])
+            _retire_values(new, recent)
             continue
         for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
@@ -207,7 +210,7 @@ def link(drafts: Sequence[Draft]) -> None:
             corrected_turn = new.turn
         if target is not None:
             _retire(target, new)
-        _retire_values(new, memory[:index])
+        _retire_values(new, recent)
 
 
 def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
@@ -222,6 +225,15 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
                 _retire(old, new)
                 retired = True
     return retired
+
+
+def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
+    """The drafts before ``memory[index]`` at most ``reach`` speaker turns back, in order."""
+    turn = memory[index].turn
+    start = index
+    while start > 0 and turn - memory[start - 1].turn <= reach:
+        start -= 1
+    return list(memory[start:index])
 
 
 def _retire(old: Draft, new: Draft) -> None:
