@@ -262,10 +262,6 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ):
             return _mem("correction", 0.85, "the user replaces something said earlier", True)
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
-    if ctx.role == "assistant" and lx.NARRATION.match(low) and not _WOULD.search(low):
-        # "Installing the NDK in a workflow step would re-download 1 GB per run" weighs an
-        # approach; it does not narrate a step.
-        return _noise("transient", 0.9, "the assistant narrating its next step")
     if (
         ctx.role == "assistant"
         and _CJK.search(text)
