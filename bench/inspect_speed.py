@@ -11,14 +11,17 @@ is per CPU second (``process_time``), so a busy machine does not skew it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from bench.inspect_eval import sessions
+from contextward.inspect import inspect_stream
 
 _CHILD = r"""
 import json, resource, sys, time
@@ -128,6 +131,26 @@ def measure(megabytes: float, tool_repeat: int, realistic: bool = True) -> dict[
         return out
 
 
+def replacing(turns: int) -> float:
+    """CPU seconds to inspect ``turns`` owner turns that each replace the plan before them.
+
+    Every "Use X instead" compares itself with what was said before it; the reach is
+    bounded (``FAR_REACH``), so the time grows linearly with the session.
+    """
+    messages: list[dict[str, str]] = []
+    for i in range(turns):
+        plan = f"I'll use worker pool variant{i} with {i % 50 + 2} workers for service{i}."
+        messages.append({"id": f"a{i}", "role": "assistant", "content": plan})
+        ask = f"Use grpc{i} instead for service{i}."
+        messages.append({"id": f"u{i}", "role": "user", "content": ask})
+    data = json.dumps(messages).encode()
+    start = time.process_time()
+    result = inspect_stream(io.BytesIO(data))
+    elapsed = time.process_time() - start
+    assert sum(c.superseded_by is not None for c in result.candidates) == turns
+    return elapsed
+
+
 def run() -> list[dict[str, object]]:
     megabytes = float(os.environ.get("CONTEXTWARD_BENCH_INSPECT_MB", "20"))
     rows: list[dict[str, object]] = []
@@ -147,6 +170,14 @@ def run() -> list[dict[str, object]]:
         )
         rows.append(
             {"name": f"{name} peak RSS", "value": round(m["rss_kb"] / 1024, 1), "unit": "MB"}
+        )
+    for turns in (2_000, 8_000):
+        rows.append(
+            {
+                "name": f"inspect {turns:,} replacing owner turns",
+                "value": round(replacing(turns), 2),
+                "unit": "s",
+            }
         )
     return rows
 

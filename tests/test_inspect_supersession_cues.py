@@ -400,3 +400,23 @@ def test_12_hours_not_8_reaches_back_for_the_8_hours() -> None:
     assert (
         old.superseded_by == only(result, "Make it 12 hours, not 8 — month-end runs take 10h.").id
     )
+
+
+@pytest.mark.parametrize(("chatter", "retired"), [(10, True), (260, False)])
+def test_a_named_replacement_reaches_far_back_but_not_without_bound(
+    chatter: int, retired: bool
+) -> None:
+    """ "Use grpc instead of the worker pool" finds the plan a few hundred turns back at
+    most, so a session of many replacements stays linear (bench: inspect_speed)."""
+    between = []
+    for i in range(chatter):
+        between.append(Message(f"q{i}", "user", f"and what about report {i}?"))
+        between.append(Message(f"r{i}", "assistant", f"Report {i} is fine."))
+    result = run(
+        Message("u0", "user", "Speed up the ingest service."),
+        Message("a0", "assistant", "I'll use a worker pool with 8 workers for the ingest service."),
+        *between,
+        Message("u1", "user", "Use grpc streaming instead of the worker pool."),
+    )
+    old = only(result, "I'll use a worker pool with 8 workers for the ingest service.")
+    assert (old.superseded_by is not None) is retired

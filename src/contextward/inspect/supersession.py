@@ -61,6 +61,10 @@ CORRECTION_REACH = 4
 COUNT_REACH = 12
 #: A reply answers the assistant's messages at most this many speaker turns back.
 ADJACENT = 1
+#: How far back, in speaker turns, a replacing statement looks for what it replaces by
+#: name or shared words. A long session stays linear, and by then what was said further
+#: back has been compacted already.
+FAR_REACH = 200
 _STOP = frozenset(
     [
         "the",
@@ -169,7 +173,7 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         earlier = [
             old
-            for old in memory[:index]
+            for old in _recent(memory, index, FAR_REACH)
             if old.kind in _REPLACEABLE
             and old.superseded_by is None
             and old.position < new.position
