@@ -22,6 +22,7 @@ EVALUATIONS: tuple[str, ...] = (
     "bench.facts_eval",
     "bench.inspect_eval",
     "bench.inspect_provider",
+    "bench.inspect_agreement",
     "bench.peers.compaction_guard",
     "bench.peers.context_guardian",
 )

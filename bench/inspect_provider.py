@@ -30,7 +30,7 @@ from bench.inspect_eval import DATA, HELD_OUT, SPLITS, Score, Session, merged, r
 from bench.inspect_eval import score as score_rules
 from contextward.hosts.bridge_errors import ProviderError
 from contextward.hosts.bridge_library import HostCandidates
-from contextward.inspect import inspect_stream
+from contextward.inspect import InspectionResult, inspect_stream
 from contextward.inspect.provider import asked as asked_of
 from contextward.inspect.readers import open_transcript
 
@@ -94,20 +94,29 @@ class Replayed:
     models: set[str] = field(default_factory=set)
 
 
+def _replayed(split: str, session: Session) -> tuple[InspectionResult, Replay | None]:
+    recording = Recording.load(split, session.name)
+    replay = Replay(recording) if recording is not None else None
+    provider = HostCandidates(replay) if replay is not None else None
+    return inspect_stream(io.BytesIO(render(session)), provider=provider), replay
+
+
+def result(split: str, session: Session) -> InspectionResult:
+    """Provider mode's inspection of one session, from its recording (else rules mode)."""
+    return _replayed(split, session)[0]
+
+
 def score(split: str) -> Replayed:
     """Provider mode on ``split`` from its recordings (a session without one runs in rules mode)."""
     out = Replayed(Score())
     for session in sessions(split):
         out.sessions += 1
-        recording = Recording.load(split, session.name)
-        replay = Replay(recording) if recording is not None else None
-        provider = HostCandidates(replay) if replay is not None else None
-        result = inspect_stream(io.BytesIO(render(session)), provider=provider)
+        result, replay = _replayed(split, session)
         out.score.add(session, result)
-        if recording is not None:
+        if replay is not None:
             out.recorded += 1
-            out.models.add(recording.model)
-        out.stale += replay is not None and replay.stale
+            out.models.add(replay.recording.model)
+            out.stale += replay.stale
         out.fallbacks += result.mode != "provider"
         out.rejected += result.provider_rejected
     return out

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import inspect_eval, inspect_provider
+from bench import inspect_agreement, inspect_eval, inspect_provider
 from bench.peers import compaction_guard, context_guardian
 
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -162,6 +162,25 @@ def inspection_section() -> list[str]:
     return lines
 
 
+def agreement_section() -> list[str]:
+    columns = inspect_agreement.scores()
+    rows = [
+        [cells[0][0], *(c[1] for c in cells), cells[0][2] or "–"]
+        for cells in zip(*(score.rows() for _, score in columns), strict=True)
+    ]
+    return [
+        "#### How far two annotators agree (`python -m bench.inspect_agreement`)",
+        "",
+        "A second annotator (B) labelled every held-out session again from scratch, blind "
+        "to the first labels (A), the classifier and its output "
+        f"(bench/data/inspect/independent; {inspect_agreement.summary()}). Scored like the "
+        "product, on the same candidates, one careful person against another is the "
+        "ceiling of these metrics; the last two columns score only what A and B agree on.",
+        "",
+        *markdown_table(["metric", *(title for title, _ in columns), "target"], rows),
+    ]
+
+
 def _met(row: tuple[str, str, str]) -> bool:
     """Whether a score row ("noise dropped", "79.1%", ">= 95%") meets its target."""
     _, value, target = row
@@ -230,6 +249,8 @@ def render(results: Path = RESULTS) -> str:
         *verification_section(),
         "",
         *inspection_section(),
+        "",
+        *agreement_section(),
         "",
         *speed_section(results),
     ]

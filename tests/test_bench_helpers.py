@@ -229,3 +229,77 @@ def test_export_missing_writes_only_prompts_no_recording_answers(
     for stale in (tmp_path / "out").glob("*.prompt.txt"):
         stale.unlink()
     assert exported() == []
+
+
+def test_an_independent_annotation_decides_the_candidates_it_marks(tmp_path: Path) -> None:
+    from bench.inspect_agreement import as_annotated
+    from bench.inspect_eval import load
+
+    from contextward.inspect import Candidate, InspectionResult
+
+    path = tmp_path / "second.txt"
+    path.write_text(
+        "lang: en\n--- u1 user\n{{decision*:Use 8 workers.}} Thanks. "
+        "{{fact:token only lives 2 hours}}\n--- u2 user\n{{?:Ignored.}} Bye.\n",
+        encoding="utf-8",
+    )
+    annotator = load(path)
+
+    def cand(cid: str, content: str, source: str = "u1") -> Candidate:
+        return Candidate(cid, "fact", content, 0.8, 0.8, "review", False, "", (source,))
+
+    result = InspectionResult(
+        (
+            cand("a", "Use 8 workers."),
+            cand("b", "Thanks."),
+            # The splitter cut elsewhere: most of the span is shared, so it is marked.
+            cand("c", "asked around: token only lives 2 hours, refresh 7 days."),
+            cand("d", "Ignored.", "u2"),  # another annotator's addition, not this one's mark
+        ),
+        2,
+    )
+    out = {c.id: c for c in as_annotated(result, annotator).candidates}
+    assert (out["a"].action, out["a"].superseded_by) == ("drop", "independent annotator")
+    assert out["b"].action == "drop" and out["d"].action == "drop"
+    assert (out["c"].action, out["c"].kind) == ("keep", "fact")
+
+
+def test_an_independent_copy_must_keep_the_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench import inspect_agreement
+    from bench.inspect_eval import DATA
+
+    split = "heldout"
+    first = sorted((DATA / split).glob("*.txt"))[0]
+    copy = tmp_path / split / first.name
+    copy.parent.mkdir()
+    copy.write_text(first.read_text(encoding="utf-8").rstrip("\n") + " typo\n", encoding="utf-8")
+    monkeypatch.setattr(inspect_agreement, "INDEPENDENT", tmp_path)
+    with pytest.raises(ValueError, match="changed the text"):
+        inspect_agreement.independent(split)
+
+
+def test_only_what_both_annotators_mark_alike_is_a_memory(tmp_path: Path) -> None:
+    from bench.inspect_agreement import agreed
+    from bench.inspect_eval import load
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(
+        "lang: en\n--- u1 user\n{{decision:Use 8 workers.}} {{fact:Port is 8080.}} "
+        "{{todo:Ship it.}} Fine.\n",
+        encoding="utf-8",
+    )
+    b.write_text(
+        "lang: en\n--- u1 user\n{{decision*:Use 8 workers.}} {{fact:Port is 8080}}. "
+        "Ship it. {{state:Fine.}}\n",
+        encoding="utf-8",
+    )
+    both = agreed(load(a), load(b))
+    verdict = {label.span: (label.disputed, label.kinds) for label in both.labels}
+    assert verdict == {
+        "Use 8 workers.": (True, ("decision",)),  # B says a later message replaces it
+        "Port is 8080.": (False, ("fact",)),
+        "Ship it.": (True, ("todo",)),  # only A
+        "Fine.": (True, ("?",)),  # only B
+    }
