@@ -16,6 +16,7 @@ independent labels.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
 
@@ -126,11 +127,11 @@ GROUPS = (
 )
 
 
-def scores() -> list[tuple[str, Score]]:
+def scores(splits: Sequence[str] = HELD_OUT) -> list[tuple[str, Score]]:
     """The agreement table's columns, titled "SYSTEM vs LABELS", in ``GROUPS`` order."""
     titles = [f"{name} vs {title[8:]}" for title, names in GROUPS for name in names]
     columns = [Score() for _ in titles]
-    for split in HELD_OUT:
+    for split in splits:
         for a, b in independent(split):
             rules = inspect_stream(io.BytesIO(render(a)))
             provider = inspect_provider.result(split, a)
@@ -153,35 +154,45 @@ def scores() -> list[tuple[str, Score]]:
     return list(zip(titles, columns, strict=True))
 
 
-def summary() -> str:
-    pairs = [pair for split in HELD_OUT for pair in independent(split)]
+def summary(splits: Sequence[str] = HELD_OUT) -> str:
+    pairs = [pair for split in splits for pair in independent(split)]
     spans = sum(len(_own(b)) for _, b in pairs)
+    which = "held-out" if splits == HELD_OUT else "/".join(splits)
     return (
-        f"{len(pairs)} held-out sessions, {spans} spans marked by B; a candidate an annotator "
+        f"{len(pairs)} {which} sessions, {spans} spans marked by B; a candidate an annotator "
         "marks is kept, every other one dropped"
     )
 
 
 def evaluate() -> str:
-    width = 12
     lines = [
         "inspection: agreement of two annotators (A: the first labels, adjudicated; B: "
-        "bench/data/inspect/independent, labelled again from scratch, blind to A)",
-        f"  {summary()}",
+        "bench/data/inspect/independent, labelled again from scratch, blind to A)"
+    ]
+    for splits in (HELD_OUT, ("dev",)):
+        if any(independent(split) for split in splits):
+            lines += _table(splits)
+    return "\n".join(lines)
+
+
+def _table(splits: Sequence[str]) -> list[str]:
+    width = 12
+    lines = [
+        f"  {summary(splits)}",
         f"  {'':<30}"
         + "".join(f" {title:^{(width + 1) * len(names) - 1}}|" for title, names in GROUPS),
         f"  {'metric':<30}"
         + "".join("".join(f" {name:>{width}}" for name in names) + "|" for _, names in GROUPS)
         + "  target",
     ]
-    table = [score.rows() for _, score in scores()]
+    table = [score.rows() for _, score in scores(splits)]
     for row in zip(*table, strict=True):
         cells, at = "", 0
         for _, names in GROUPS:
             cells += "".join(f" {cell[1]:>{width}}" for cell in row[at : at + len(names)]) + "|"
             at += len(names)
         lines.append(f"  {row[0][0]:<30}{cells}  {row[0][2]}")
-    return "\n".join(lines)
+    return lines
 
 
 if __name__ == "__main__":

@@ -45,10 +45,27 @@ def test_a_question_that_proposes_is_still_kept() -> None:
         "ZendeskSupportSDK: let me check.",
         "我再查一下 ClickHouse 里重复数据的情况。",
         "我去看看上游 producer 那几个时间点的日志。",
+        "我用 jemalloc 的 heap profile 看一下。",
+        "看下处理 7 号分区的 pod 日志。",
+        "好，我先把最近一次 PR CI 的 profile 拉下来分析，再看一下 .bazelrc 的配置。",
+        "Rechecking with the 2.2 rule set.",
+        "StockServiceTest 4 个用例都过了。",
+        "编译通过，新加的 4 个单测都过了。",
     ],
 )
-def test_the_assistant_s_next_step_after_a_short_lead_in_is_narration(text: str) -> None:
+def test_the_assistant_s_next_step_or_a_bare_test_run_is_noise(text: str) -> None:
     assert kind(text, "assistant") == "transient"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "看下面的日志，TTL 只有 24 小时，超过以后同一个 event_id 会再算一次。",
+        "9 个测试全过，src 里没有 unsafe，ConnGuard 在 drop 时退订。",
+    ],
+)
+def test_what_only_opens_like_a_next_step_or_a_test_run_is_kept(text: str) -> None:
+    assert kind(text, "assistant") != "transient"
 
 
 def test_asking_whether_something_can_be_done_forbids_nothing() -> None:

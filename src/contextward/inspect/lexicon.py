@@ -328,8 +328,11 @@ INVESTIGATE = _re(
     r"go|begin|do|write up)\b|"
     r"^(?:(?:first|now|next|then|so|ok(?:ay)?|great|perfect|excellent|good)[!,. ]+)?let me\b|"
     r"^(?:i'll|i will|i can|i'd be happy to|happy to) help\b|"
-    r"^(?:我先|让我|我来看|我看|我现在|现在我|接下来我|我来帮你|我帮你)|"
-    r"^(?:那|好的?[，,]?\s*|然后)?我(?:再|去|顺便|来)?(?:查|看|估算|算|对|试|跑|确认|核对|检查|找)(?:一下|下|看|看看)|"
+    r"^(?:(?:好的?|嗯|那|ok)[，,]?\s*)?(?:我先|让我|我来看|我看|我现在|现在我|接下来我|我来帮你|我帮你)|"
+    r"^(?:那|好的?[，,]?\s*|然后)?我(?:再|去|顺便|来)?(?:查|看|估算|算|对|试|跑|确认|核对|检查|找|比较|对比|排查)"
+    r"(?:一下|下|看|看看)|"
+    # "我用 jemalloc 的 heap profile 看一下", "看下处理 7 号分区的 pod 日志"
+    r"^我用(?!的)\s?\S.{0,30}?(?:看一下|看看|查一下|分析一下)|^看(?:一)?下(?!面)|"
     r"^先\S{0,24}(?:对一下|看一下|试一下|跑一下|查一下|确认一下)"
 )
 # "Regarding the warehouse — let me check what load_raw.sql uses.": a short lead-in,
@@ -351,7 +354,7 @@ PROPOSAL = _re(
 )
 # "Now running the full suite.": what the assistant is doing this very moment.
 PROGRESSIVE = _re(
-    r"^(?:(?:now|next|ok(?:ay)?|alright|so)[, ]+)?(?:running|rerunning|retrying|checking|looking|making|"
+    r"^(?:(?:now|next|ok(?:ay)?|alright|so)[, ]+)?(?:running|rerunning|retrying|checking|rechecking|looking|making|"
     r"rolling|adding|fixing|updating|writing|creating|installing|trying|reading|resizing|building|"
     r"deploying|applying|opening|pushing|reverting|removing|cleaning|testing|starting|kicking off|"
     r"rebuilding|re-running|regenerating|restarting|waiting)\b"
@@ -376,7 +379,10 @@ TESTS_ONLY = _re(
     r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?(?:and )?(?:all |both )?(?:\d+ )?"
     r"(?:of the )?(?:unit |integration |e2e )?tests? (?:now |still )?(?:pass|passed|passing|are passing|"
     r"are green|is green|succeed)(?: now| again| locally)?[.!]*$|"
-    r"^(?:太好了|好的?|很好)?[！!，, ]*(?:测试|单测)?(?:全部|都|也)?(?:通过|跑通|过)了?[。！!]*$"
+    r"^(?:太好了|好的?|很好)?[！!，, ]*(?:测试|单测)?(?:全部|都|也)?(?:通过|跑通|过)了?[。！!]*$|"
+    # "StockServiceTest 4 个用例都过了。", "编译通过，新加的 4 个单测都过了。"
+    r"^(?:[\w.]+ ?)?(?:(?:rebase ?完成|编译(?:和单测)?通过)[，,] ?)*(?:新加的 ?)?(?:\d+ ?个)?"
+    r"(?:测试|单测|用例|单元测试)(?:用例)?(?:全部|都|也|全)(?:通过|跑通|过)了?[。！!]*$"
 )
 # "I need to create the migration first.": the step the assistant takes next.
 IMMEDIATE = _re(r"\b(?:first|now|next|right away)\s*[.!。]?$|^(?:i need to|we need to) first\b")
