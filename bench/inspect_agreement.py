@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import replace
-from difflib import SequenceMatcher
 
 from bench import inspect_provider
 from bench.inspect_eval import (
@@ -27,8 +26,9 @@ from bench.inspect_eval import (
     Label,
     Score,
     Session,
-    _fold,
+    _overlaps,
     load,
+    overlap,
     render,
     sessions,
 )
@@ -54,22 +54,6 @@ def independent(split: str) -> list[tuple[Session, Session]]:
     return out
 
 
-def _overlap(a: str, b: str) -> bool:
-    """Two texts are the same span: one holds the other, or they share half the shorter.
-
-    Annotators and the splitter cut sentences differently ("刚问了会员组，token 其实…"
-    is one candidate, while the span starts at "token"), so containment either way
-    or a shared run of half the shorter text counts.
-    """
-    a, b = _fold(a), _fold(b)
-    if not a or not b:
-        return False
-    if a in b or b in a:
-        return True
-    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
-    return match.size * 2 >= min(len(a), len(b))
-
-
 def _own(session: Session) -> list[Label]:
     """The annotator's own marks: not the spans an auditor added (``{{?:…}}``)."""
     return [label for label in session.labels if label.kinds != ("?",)]
@@ -78,9 +62,10 @@ def _own(session: Session) -> list[Label]:
 def as_annotated(result: InspectionResult, annotator: Session) -> InspectionResult:
     """``result``'s candidates with the decisions ``annotator``'s labels imply."""
     own = _own(annotator)
+    texts = {str(m["id"]): str(m["content"]) for m in annotator.messages}
     out = []
     for c in result.candidates:
-        marked = [lab for lab in own if lab.source in c.sources and _overlap(lab.span, c.content)]
+        marked = [label for label in own if _overlaps(label, c, texts)]
         stale = bool(marked) and all(label.superseded for label in marked)
         out.append(
             replace(
@@ -103,7 +88,7 @@ def agreed(first: Session, second: Session) -> Session:
     """
 
     def same(a: Label, b: Label) -> bool:
-        return a.source == b.source and _overlap(a.span, b.span)
+        return overlap(a, b) > 0
 
     theirs, own = _own(second), _own(first)
     labels = []

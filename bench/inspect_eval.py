@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -44,6 +44,8 @@ class Label:
     #: A second annotator disagreed: ``{{kind?:span}}`` (a memory they call noise) or
     #: ``{{?:span}}`` (noise they call a memory). Adjudicated scores count it as neither.
     disputed: bool = False
+    #: Where the span starts in its message's text (-1: not known).
+    start: int = -1
 
 
 @dataclass
@@ -88,14 +90,23 @@ def load(path: Path) -> Session:
 
 
 def _strip(mid: str, content: str, labels: list[Label]) -> str:
-    def repl(match: re.Match[str]) -> str:
+    out: list[str] = []
+    size = 0  # of the plain text written so far
+    end = 0
+    for match in _MARK.finditer(content):
         kinds = tuple(match.group(1).split("|"))
         flag, disputed, span = match.group(2), match.group(3) == "?", match.group(4)
         critical = kinds[0] in CRITICAL_KINDS if flag not in "!~" or not flag else flag == "!"
-        labels.append(Label(mid, span, kinds, critical, flag == "*", disputed or kinds == ("?",)))
-        return span
-
-    return _MARK.sub(repl, content)
+        before = content[end : match.start()]
+        out += [before, span]
+        size += len(before)
+        labels.append(
+            Label(mid, span, kinds, critical, flag == "*", disputed or kinds == ("?",), size)
+        )
+        size += len(span)
+        end = match.end()
+    out.append(content[end:])
+    return "".join(out)
 
 
 def sessions(split: str) -> list[Session]:
@@ -237,13 +248,35 @@ def _fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _overlaps(label: Label, c: Candidate) -> int:
+def overlap(a: Label, b: Label) -> int:
+    """How many characters two labels of the same message share (0 if another message)."""
+    if a.source != b.source or a.start < 0 or b.start < 0:
+        return 0
+    return _same(a.start, len(a.span), b.start, len(b.span))
+
+
+def _overlaps(label: Label, c: Candidate, messages: Mapping[str, str] | None = None) -> int:
+    """How much candidate ``c`` is the labelled span: 0 if it is not.
+
+    One text holding the other counts. With the session's ``messages``, so does a
+    candidate cut differently from the span that covers at least half of the shorter of
+    the two at the same place: "max_ttl 24h is too short — …, so max_ttl must be 48h.
+    default_ttl 1h is ok." is the candidate "One change on the numbers: max_ttl 24h is
+    too short — …" as much as it is "default_ttl 1h is ok.".
+    """
     if label.source not in c.sources:
         return 0
     a, b = _fold(label.span), _fold(c.content)
     if a in b or b in a:
         return min(len(a), len(b))
-    return 0
+    content = messages.get(label.source) if messages is not None else None
+    at = content.find(c.content) if content is not None and label.start >= 0 else -1
+    return _same(label.start, len(label.span), at, len(c.content)) if at >= 0 else 0
+
+
+def _same(a: int, alen: int, b: int, blen: int) -> int:
+    size = min(a + alen, b + blen) - max(a, b)
+    return size if size > 0 and 2 * size >= min(alen, blen) else 0
 
 
 @dataclass
@@ -271,16 +304,18 @@ class Score:
     def add(self, session: Session, result: InspectionResult, *, adjudicated: bool = True) -> None:
         guidance = build_guidance(result, limits=Limits(10_000, 10_000, 10_000, 10**9))
         must = {c.id for c in guidance.must_preserve}
+        texts = {str(m["id"]): str(m["content"]) for m in session.messages}
         owner: dict[str, bool] = {}
         borderline: set[str] = set()
         for label in session.labels:
             if label.kinds == ("?",) and not adjudicated:
                 continue  # the writer's call: noise
             border = adjudicated and label.disputed
-            best = max(result.candidates, key=lambda c, lab=label: _overlaps(lab, c), default=None)
-            found = best is not None and _overlaps(label, best) > 0
+            size = {c.id: _overlaps(label, c, texts) for c in result.candidates}
+            best = max(result.candidates, key=lambda c: size[c.id], default=None)
+            found = best is not None and size[best.id] > 0
             for c in result.candidates:
-                if _overlaps(label, c):
+                if size[c.id]:
                     owner[c.id] = owner.get(c.id, False) or not (label.superseded or border)
                     if border:
                         borderline.add(c.id)

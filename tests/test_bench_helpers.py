@@ -303,3 +303,29 @@ def test_only_what_both_annotators_mark_alike_is_a_memory(tmp_path: Path) -> Non
         "Ship it.": (True, ("todo",)),  # only A
         "Fine.": (True, ("?",)),  # only B
     }
+
+
+def test_a_span_and_a_candidate_cut_differently_are_the_same_text(tmp_path: Path) -> None:
+    from bench.inspect_eval import _overlaps, load
+
+    from contextward.inspect import Candidate
+
+    path = tmp_path / "cut.txt"
+    path.write_text(
+        "lang: en\n--- u1 user\nThanks. One change: {{correction:max_ttl 24h is too short, so "
+        "max_ttl must be 48h. default_ttl 1h is ok.}} Use 4 workers for the export job.\n",
+        encoding="utf-8",
+    )
+    session = load(path)
+    (label,) = session.labels
+    texts = {"u1": str(session.messages[0]["content"])}
+
+    def size(content: str) -> int:
+        c = Candidate("x", "fact", content, 0.8, 0.8, "keep", False, "", ("u1",))
+        return _overlaps(label, c, texts)
+
+    assert size("One change: max_ttl 24h is too short, so max_ttl must be 48h.") == 49
+    assert size("default_ttl 1h is ok.") == len("default_ttl 1h is ok.")
+    assert size("Thanks.") == 0
+    # Words in common elsewhere in the message are not the span.
+    assert size("Use 4 workers for the export job.") == 0
