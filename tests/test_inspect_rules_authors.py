@@ -178,12 +178,30 @@ def test_weighing_an_approach_with_would_is_not_narration() -> None:
         "Blue/green sounds right.",
         "Have a nice evening!",
         "you are a lifesaver!",
+        "同意 JSON Lines。",
+        "滚动可以了。",
+        "refresh works now.",
+        # Reacting, or doing something themselves right now.
+        "Oh, that's sneaky, thank you.",
+        "OMG ok bad news 😭 they just moved it.",
+        "I'll ping him now.",
+        "Back from the security review.",
+        "我刚在压测环境重新部署了，jmeter 跑了一轮，结果贴给你",
     ],
 )
 def test_an_owner_approving_by_name_or_signing_off_is_noise(text: str) -> None:
     assert kind(text) == "transient"
 
 
-@pytest.mark.parametrize("text", ["这个方案不可以。", "Redis 可以，但是不要用 cluster 模式"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "这个方案不可以。",
+        "Redis 可以，但是不要用 cluster 模式",
+        "上传又不正常了",
+        "Oh, that's the staging bucket, prod data lives in s3://acme-prod-events.",
+        "I'll ping them to switch to v-perm themselves, the old helper goes away in 3.0.",
+    ],
+)
 def test_an_approval_with_a_no_or_a_but_in_it_is_kept(text: str) -> None:
     assert kind(text) != "transient"

@@ -261,6 +261,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             and not _QUESTION.search(text)
         ):
             return _mem("correction", 0.85, "the user replaces something said earlier", True)
+        if lx.OWNER_ASIDE.search(low) and weight(text) < 100 and not _NUMBER.search(text):
+            return _noise("transient", 0.8, "the user reacting, or doing something themselves")
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
     if (
         ctx.role == "assistant"

@@ -374,6 +374,15 @@ DESIGN = _re(
     r"served|queued|retried|encrypted|hashed|signed|validated|kept|loaded|read) (?:\w+ )?"
     r"(?:to|in|into|from|by|via|through|on|after|before|with|until|per)\b"
 )
+# The owner reacting ("Oh, that's sneaky, thank you.", "OMG ok bad news 😭 they just moved
+# it.") or saying what they do themselves right now ("I'll ping him now.", "Back from the
+# security review.", "结果贴给你"): said to the assistant, nothing to keep.
+OWNER_ASIDE = _re(
+    r"^(?:ok(?:ay)?,? |🙏 ?)?(?:i'll (?:\w+ ){0,3}(?:now|him|her|them)\b|(?:sending|trying) it\b|"
+    r"i'll keep an eye)|结果贴给你|贴(?:在)?下面了|^(?:back from|just came from)\b|"
+    r"^(?:oh|omg|huh|wow|wonderful|right|good catch|great|nice|cool|perfect|damn|ah)\b[,!.]? *"
+    r"(?:ok,? )?(?:so )?(?:that'?s|this is|i was|bad news|it'?s)\b"
+)
 # "All 212 tests pass.": a test run reported and nothing else.
 TESTS_ONLY = _re(
     r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?(?:and )?(?:all |both )?(?:\d+ )?"
@@ -489,8 +498,11 @@ PICK = _re(
 APPROVAL = _re(
     r"^(?:(?:ok(?:ay)?|yes|yeah|嗯+|好|行)[,，.!。 ]*)?[^,，。.!?！？]{0,24}?\s*"
     r"(?:(?<!不)(?:可以|没问题|没毛病|有道理|好懂)|"
-    r"\b(?:sounds (?:good|right|fine|great)|is fine|looks (?:good|right)|works for me|makes sense))"
-    r"[。.!！~ ]*$"
+    r"\b(?:sounds (?:good|right|fine|great)|is fine|looks (?:good|right)|works for me|makes sense)|"
+    # "滚动可以了。", "refresh works now.": the owner confirming the fix works.
+    r"(?<!不)可以了|(?<!不)正常了|\b(?:works (?:now|again)|is fixed))"
+    r"[。.!！~ ]*$|"
+    r"^(?:ok(?:ay)?,? )?(?:同意|赞成|agree with|agreed on)\s*[^,，。.!?]{0,24}[。.!！]*$"
 )
 # "how long would the copy take", "语言怎么判断的": questions written without "?".
 WH_QUESTION = _re(
