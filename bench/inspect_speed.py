@@ -23,6 +23,8 @@ from pathlib import Path
 from bench.inspect_eval import sessions
 from contextward.inspect import inspect_stream
 
+# Peak RSS from /proc (VmHWM starts afresh at exec); ru_maxrss elsewhere, which on Linux
+# would also count the parent's peak from before the fork.
 _CHILD = r"""
 import json, resource, sys, time
 from contextward.inspect import inspect_stream
@@ -30,7 +32,12 @@ start = time.process_time()
 with open(sys.argv[1], "rb") as f:
     result = inspect_stream(f)
 elapsed = time.process_time() - start
-print(json.dumps({"seconds": elapsed, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+try:
+    with open("/proc/self/status") as status:
+        rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "rss_kb": rss,
                   "messages": result.messages, "candidates": len(result.candidates)}))
 """
 
