@@ -171,13 +171,25 @@ def agreement_section() -> list[str]:
     return [
         "#### How far two annotators agree (`python -m bench.inspect_agreement`)",
         "",
-        "A second annotator (B) labelled every held-out session again from scratch, blind "
-        "to the first labels (A), the classifier and its output "
+        "An independent annotator (B; not the one who audited the labels above) labelled every "
+        "held-out session again from scratch, blind to the first labels (A), the classifier "
+        "and its output "
         f"(bench/data/inspect/independent; {inspect_agreement.summary()}). Scored like the "
         "product, on the same candidates, one careful person against another is the "
         "ceiling of these metrics; the last two columns score only what A and B agree on.",
         "",
         *markdown_table(["metric", *(title for title, _ in columns), "target"], rows),
+        "",
+        *(
+            f"- Against what A and B agree on, {name.split(' vs ')[0]} mode "
+            + (
+                f"meets every target but {', '.join(missed)}."
+                if (missed := [row[0] for row in score.rows() if not _met(row)])
+                else "meets every target."
+            )
+            for name, score in columns
+            if name.endswith("agreed")
+        ),
     ]
 
 
