@@ -420,3 +420,23 @@ def test_a_named_replacement_reaches_far_back_but_not_without_bound(
     )
     old = only(result, "I'll use a worker pool with 8 workers for the ingest service.")
     assert (old.superseded_by is not None) is retired
+
+
+def test_a_new_setting_never_moves_a_limit() -> None:
+    """ "make it every 10 minutes" sets how often the snapshot runs; the 50ms limit that
+    shares a word with it ("result") stays."""
+    limit = "rank api p99 should be under 50ms, the client calls it when the result screen opens"
+    result = run(
+        Message("u0", "user", "Build a leaderboard rank API."),
+        Message("u1", "user", limit),
+        Message("u2", "user", "snapshot is ok. refresh every 1 minute"),
+        Message("a1", "assistant", "Building the snapshot takes about 6.8 seconds of DB time."),
+        Message(
+            "u3",
+            "user",
+            "hmm too much for payment side. make it every 10 minutes, and write the result "
+            "back to primary",
+        ),
+    )
+    assert only(result, limit).superseded_by is None
+    assert only(result, "refresh every 1 minute").superseded_by is not None

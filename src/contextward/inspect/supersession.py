@@ -549,6 +549,10 @@ def _same_value(
             )
         ):
             continue
+        if _BOUND.search(old.content.casefold()) and not _BOUND.search(new.content.casefold()):
+            # "p99 should be under 50ms" is a limit; "make it every 10 minutes" sets how
+            # often: a new setting never moves a limit.
+            continue
         theirs = _values(old.content)
         for dim, numbers in mine.items():
             previous = theirs.get(dim)
@@ -571,6 +575,11 @@ def _same_value(
     return out
 
 
+# A limit on a value ("under 50ms", "at most 3", "< 200", "不超过 800MB", "2 秒以内").
+_BOUND = re.compile(
+    r"\b(?:under|below|within|at most|at least|no more than|less than|more than|up to)\s*[~≈]?\d|"
+    r"[<>≤≥]=?\s*\d|不超过|不低于|以内|以下|至少|最多|控制在"
+)
 _UNIT_WORD = re.compile(
     r"^(?:ms|sec|second|min|minut|hour|hr|day|week|month|year|gb|mb|kb|tb|%|x)|"
     r"^(?:小时|分钟|秒钟|毫秒|天内|个月)$"
