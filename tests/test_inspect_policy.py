@@ -270,11 +270,19 @@ def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_o
     passed = silent[measured]
     assert (passed.kind, passed.action) == ("transient", "drop")
     assert passed.reason.startswith("a concrete finding") and "passed it by" in passed.reason
-    # Sure calls stand without the model: the owner's rule, a path later work needs.
+    # Sure calls stand without the model: the owner's rule. What the assistant says it
+    # found (a measurement, where something lives) stands only if the model names it.
     assert silent["Never push to main."].action == "keep"
-    assert silent["The index lives in build/idx."].action == "keep"
-    named = Provider([{"kind": "fact", "content": measured, "source": "a1"}])
-    assert by_content(inspect_messages(CONVERSATION, provider=named))[measured].action == "keep"
+    assert silent["The index lives in build/idx."].action == "drop"
+    named = Provider(
+        [
+            {"kind": "fact", "content": measured, "source": "a1"},
+            {"kind": "fact", "content": "The index lives in build/idx.", "source": "a1"},
+        ]
+    )
+    confirmed = by_content(inspect_messages(CONVERSATION, provider=named))
+    assert confirmed[measured].action == "keep"
+    assert confirmed["The index lives in build/idx."].action == "keep"
 
 
 def test_the_users_unsure_statement_stands_though_the_model_passes_it_by() -> None:

@@ -33,7 +33,7 @@ class PolicyConfig:
     drop_confidence: float = 0.8
     #: Provider mode: a rules memory this sure or less is kept only when the host's model
     #: names it too; otherwise it is dropped as noise the model read past.
-    confirm_confidence: float = 0.8
+    confirm_confidence: float = 0.82
 
     def __post_init__(self) -> None:
         for f in fields(self):
