@@ -329,3 +329,11 @@ def test_a_span_and_a_candidate_cut_differently_are_the_same_text(tmp_path: Path
     assert size("Thanks.") == 0
     # Words in common elsewhere in the message are not the span.
     assert size("Use 4 workers for the export job.") == 0
+
+
+def test_every_independent_annotation_keeps_its_session_s_text() -> None:
+    from bench.inspect_agreement import independent
+    from bench.inspect_eval import SPLITS, sessions
+
+    for split in SPLITS:
+        assert len(independent(split)) == len(sessions(split))  # raises if a text changed
