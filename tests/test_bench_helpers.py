@@ -13,8 +13,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import EVALUATIONS, peers
 from bench.__main__ import main as bench_main
+from bench.inspect_eval import Session, load
 from bench.readme_results import markdown_table, speed_section
 from bench.timing import median_rows
+
+
+def labelled(tmp_path: Path, text: str, name: str = "s.txt") -> Session:
+    """A labelled session file (``bench/data/inspect`` format) written and loaded."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return load(path)
 
 
 def test_median_rows_keeps_order_samples_and_integer_values() -> None:
@@ -116,16 +124,15 @@ def test_context_guardian_covers_every_message_of_a_session() -> None:
 
 
 def test_adjudicated_scores_count_a_disputed_span_as_neither(tmp_path: Path) -> None:
-    from bench.inspect_eval import Score, load
+    from bench.inspect_eval import Score
 
     from contextward.inspect import Candidate, InspectionResult
 
-    path = tmp_path / "disputed.txt"
-    path.write_text(
+    session = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\n{{fact?:The DAG is x.}} {{?:It runs hourly.}} Thanks.\n",
-        encoding="utf-8",
+        "disputed.txt",
     )
-    session = load(path)
 
     def cand(cid: str, content: str, action: str) -> Candidate:
         return Candidate(cid, "fact", content, 0.8, 0.8, action, False, "", ("u1",))  # type: ignore[arg-type]
@@ -170,19 +177,18 @@ def test_a_target_is_met_only_on_its_side_of_the_bound() -> None:
 def test_a_recorded_answer_is_replayed_only_for_the_prompt_it_answered(tmp_path: Path) -> None:
     import io
 
-    from bench.inspect_eval import load, render
+    from bench.inspect_eval import render
     from bench.inspect_provider import Recording, Replay, asked, digest
 
     from contextward.hosts.bridge_library import HostCandidates
     from contextward.inspect import inspect_stream
 
-    path = tmp_path / "s.txt"
-    path.write_text(
+    session = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\nShip the API.\n"
         "--- a1 assistant\nThe staging run took 420 ms at p95. We deploy with Helm.\n",
-        encoding="utf-8",
+        "s.txt",
     )
-    session = load(path)
     answer = (
         '```json\n{"candidates": [{"kind": "decision", "content": "We deploy with Helm."}]}\n```'
     )
@@ -207,11 +213,8 @@ def test_export_missing_writes_only_prompts_no_recording_answers(
     import json
 
     import bench.inspect_provider as ip
-    from bench.inspect_eval import load
 
-    path = tmp_path / "s.txt"
-    path.write_text("lang: en\n--- u1 user\nShip the API.\n", encoding="utf-8")
-    session = load(path)
+    session = labelled(tmp_path, "lang: en\n--- u1 user\nShip the API.\n")
     monkeypatch.setattr(ip, "SPLITS", ("dev",))
     monkeypatch.setattr(ip, "sessions", lambda split: [session])
     monkeypatch.setattr(ip, "RECORDED", tmp_path / "provider")
@@ -233,17 +236,15 @@ def test_export_missing_writes_only_prompts_no_recording_answers(
 
 def test_an_independent_annotation_decides_the_candidates_it_marks(tmp_path: Path) -> None:
     from bench.inspect_agreement import as_annotated
-    from bench.inspect_eval import load
 
     from contextward.inspect import Candidate, InspectionResult
 
-    path = tmp_path / "second.txt"
-    path.write_text(
+    annotator = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\n{{decision*:Use 8 workers.}} Thanks. "
         "{{fact:token only lives 2 hours}}\n--- u2 user\n{{?:Ignored.}} Bye.\n",
-        encoding="utf-8",
+        "second.txt",
     )
-    annotator = load(path)
 
     def cand(cid: str, content: str, source: str = "u1") -> Candidate:
         return Candidate(cid, "fact", content, 0.8, 0.8, "review", False, "", (source,))
@@ -282,20 +283,20 @@ def test_an_independent_copy_must_keep_the_text(
 
 def test_only_what_both_annotators_mark_alike_is_a_memory(tmp_path: Path) -> None:
     from bench.inspect_agreement import agreed
-    from bench.inspect_eval import load
 
-    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
-    a.write_text(
+    a = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\n{{decision:Use 8 workers.}} {{fact:Port is 8080.}} "
         "{{todo:Ship it.}} Fine.\n",
-        encoding="utf-8",
+        "a.txt",
     )
-    b.write_text(
+    b = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\n{{decision*:Use 8 workers.}} {{fact:Port is 8080}}. "
         "Ship it. {{state:Fine.}}\n",
-        encoding="utf-8",
+        "b.txt",
     )
-    both = agreed(load(a), load(b))
+    both = agreed(a, b)
     verdict = {label.span: (label.disputed, label.kinds) for label in both.labels}
     assert verdict == {
         "Use 8 workers.": (True, ("decision",)),  # B says a later message replaces it
@@ -306,17 +307,16 @@ def test_only_what_both_annotators_mark_alike_is_a_memory(tmp_path: Path) -> Non
 
 
 def test_a_span_and_a_candidate_cut_differently_are_the_same_text(tmp_path: Path) -> None:
-    from bench.inspect_eval import _overlaps, load
+    from bench.inspect_eval import _overlaps
 
     from contextward.inspect import Candidate
 
-    path = tmp_path / "cut.txt"
-    path.write_text(
+    session = labelled(
+        tmp_path,
         "lang: en\n--- u1 user\nThanks. One change: {{correction:max_ttl 24h is too short, so "
         "max_ttl must be 48h. default_ttl 1h is ok.}} Use 4 workers for the export job.\n",
-        encoding="utf-8",
+        "cut.txt",
     )
-    session = load(path)
     (label,) = session.labels
     texts = {"u1": str(session.messages[0]["content"])}
 
