@@ -440,3 +440,32 @@ def test_a_new_setting_never_moves_a_limit() -> None:
     )
     assert only(result, limit).superseded_by is None
     assert only(result, "refresh every 1 minute").superseded_by is not None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "ok but we have a remote cache already at ge.acme.internal, better to use that one",
+        "pt-osc 别用了，t_order 上本来就挂了触发器。用 gh-ost。",
+    ],
+)
+def test_the_owner_putting_something_else_in_place_retires_the_plan_just_proposed(
+    reply: str,
+) -> None:
+    plan = "I propose adding setup-gradle so the build cache lives in the Actions cache."
+    result = run(
+        Message("u0", "user", "Speed up CI."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", reply),
+    )
+    assert only(result, plan).superseded_by is not None
+
+
+def test_a_reply_that_keeps_the_plan_retires_nothing() -> None:
+    plan = "I propose adding setup-gradle so the build cache lives in the Actions cache."
+    result = run(
+        Message("u0", "user", "Speed up CI."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "ok, and the remote cache stays read-only for PRs"),
+    )
+    assert only(result, plan).superseded_by is None

@@ -154,6 +154,10 @@ def link(drafts: Sequence[Draft]) -> None:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
             for old in _same_value(new, _open(recent, new), same_subject=True):
                 _retire(old, new)
+        if new.role == "user" and not new.replaces and _COUNTER.search(new.content.casefold()):
+            plan = _last_plan(new, recent)
+            if plan is not None:
+                _retire(plan, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(new.content.casefold()):
@@ -238,6 +242,24 @@ def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
     while start > 0 and turn - memory[start - 1].turn <= reach:
         start -= 1
     return list(memory[start:index])
+
+
+# "better to use that one", "actions/cache for Library is out", "网关那个方案撤掉": the
+# owner putting something else in place of the plan just proposed.
+_COUNTER = re.compile(
+    r"\bbetter (?:to )?use\b|\b(?:is|are) out\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
+    r"撤掉|别用了|不能升|不扩了|不用了|就用"
+)
+
+
+def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
+    """The assistant's last open plan (decision) in the turn just before ``new``."""
+    for old in reversed(recent):
+        if new.turn - old.turn > ADJACENT:
+            return None
+        if old.role == "assistant" and old.kind == "decision" and old.superseded_by is None:
+            return old
+    return None
 
 
 def _retire(old: Draft, new: Draft) -> None:
