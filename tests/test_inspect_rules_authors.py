@@ -187,6 +187,9 @@ def test_weighing_an_approach_with_would_is_not_narration() -> None:
         "I'll ping him now.",
         "Back from the security review.",
         "我刚在压测环境重新部署了，jmeter 跑了一轮，结果贴给你",
+        # Their word for the very next step.
+        "Please look first what we have.",
+        "Submit it as is.",
     ],
 )
 def test_an_owner_approving_by_name_or_signing_off_is_noise(text: str) -> None:
@@ -201,6 +204,8 @@ def test_an_owner_approving_by_name_or_signing_off_is_noise(text: str) -> None:
         "上传又不正常了",
         "Oh, that's the staging bucket, prod data lives in s3://acme-prod-events.",
         "I'll ping them to switch to v-perm themselves, the old helper goes away in 3.0.",
+        "read only on prod until i say otherwise",
+        "Look at the billing service first, it must stay on Java 11.",
     ],
 )
 def test_an_approval_with_a_no_or_a_but_in_it_is_kept(text: str) -> None:

@@ -217,6 +217,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("state", 0.82, f"the current state, per {speaker}", replaces())
     if lx.FACT.search(low) and not _QUESTION.search(text):
         return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
+    if (
+        ctx.role == "user"
+        and lx.LOOK_FIRST.match(low)
+        and weight(text) < 60
+        and not (lx.IDENTIFIER.search(text) or _NUMBER.search(text))
+    ):
+        return _noise("transient", 0.8, "the user's word for the very next step")
     if ctx.role == "user" and (lx.IMPERATIVE.search(low) or lx.REQUEST_QUESTION.match(low)):
         if lx.REPLACE_STRONG.search(low) and not lx.ADDITIVE.search(low):
             return _mem("correction", 0.88, "the user asks to replace something said", True)

@@ -374,6 +374,12 @@ DESIGN = _re(
     r"served|queued|retried|encrypted|hashed|signed|validated|kept|loaded|read) (?:\w+ )?"
     r"(?:to|in|into|from|by|via|through|on|after|before|with|until|per)\b"
 )
+# The owner's word for the very next step: "Please look first what we have.", "Start by
+# reading how auth works today.", "Submit it as is.", "Try it locally, I'll click through."
+LOOK_FIRST = _re(
+    r"^(?:please,? |pls,? )?(?:(?:first|start by|now) )?(?:look (?:at|first)|show me|"
+    r"read(?:ing)? (?!only)|try it|submit it|take a look|have a look|check (?:it|that|this|what))\b"
+)
 # The owner reacting ("Oh, that's sneaky, thank you.", "OMG ok bad news 😭 they just moved
 # it.") or saying what they do themselves right now ("I'll ping him now.", "Back from the
 # security review.", "结果贴给你"): said to the assistant, nothing to keep.
