@@ -51,6 +51,12 @@ def test_a_question_that_proposes_is_still_kept() -> None:
         "Rechecking with the 2.2 rule set.",
         "StockServiceTest 4 个用例都过了。",
         "编译通过，新加的 4 个单测都过了。",
+        "Release build and all 148 tests pass.",
+        "Type check is clean and all 18 tests pass, including the new guard and store specs.",
+        "Now the countdown.",
+        "Now the Stripe side — creating the products in test mode.",
+        "Now checking the latency cost with the benchmark against a local Redis.",
+        "接下来看消费端的重复下单。",
     ],
 )
 def test_the_assistant_s_next_step_or_a_bare_test_run_is_noise(text: str) -> None:
@@ -62,6 +68,7 @@ def test_the_assistant_s_next_step_or_a_bare_test_run_is_noise(text: str) -> Non
     [
         "看下面的日志，TTL 只有 24 小时，超过以后同一个 event_id 会再算一次。",
         "9 个测试全过，src 里没有 unsafe，ConnGuard 在 drop 时退订。",
+        "Now the cache lives in Redis, keyed by tenant_id.",
     ],
 )
 def test_what_only_opens_like_a_next_step_or_a_test_run_is_kept(text: str) -> None:

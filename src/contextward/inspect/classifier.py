@@ -141,7 +141,12 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             and weight(text) < 70
         ):
             return _noise("transient", 0.85, "the step the assistant takes next")
-        if lx.PROGRESSIVE.match(low) and weight(text) < 50 and not replaces():
+        if (
+            (lx.PROGRESSIVE.match(low) or lx.MOVING_ON.match(low))
+            and (weight(text) < 50 or (low.startswith("now ") and not _NUMBER.search(text)))
+            and weight(text) < 100
+            and not replaces()
+        ):
             return _noise("transient", 0.9, "the assistant saying what it is doing now")
         if lx.LET_ME_TAIL.match(low) and weight(text) < 110:
             return _noise("transient", 0.85, "the assistant narrating its next step")

@@ -333,7 +333,7 @@ INVESTIGATE = _re(
     r"(?:一下|下|看|看看)|"
     # "我用 jemalloc 的 heap profile 看一下", "看下处理 7 号分区的 pod 日志"
     r"^我用(?!的)\s?\S.{0,30}?(?:看一下|看看|查一下|分析一下)|^看(?:一)?下(?!面)|"
-    r"^先\S{0,24}(?:对一下|看一下|试一下|跑一下|查一下|确认一下)"
+    r"^先\S{0,24}(?:对一下|看一下|试一下|跑一下|查一下|确认一下)|^接下来(?:看|查|和|去|跑|对)"
 )
 # "Regarding the warehouse — let me check what load_raw.sql uses.": a short lead-in,
 # then the assistant's next step.
@@ -359,6 +359,9 @@ PROGRESSIVE = _re(
     r"deploying|applying|opening|pushing|reverting|removing|cleaning|testing|starting|kicking off|"
     r"rebuilding|re-running|regenerating|restarting|waiting)\b"
 )
+# "Now the countdown.", "Now the Stripe side — creating the products in test mode.": the
+# assistant moving on to its next part.
+MOVING_ON = _re(r"^(?:now|next)[, ]+(?:the|on to|onto)\s+(?:[\w/-]+\s?){1,3}(?:[.:]|\s[—–-]\s)")
 # The cues that say outright that something said before is replaced (", not X" and
 # "fall back to" only contrast or describe).
 REPLACE_STRONG = _re(
@@ -391,9 +394,13 @@ OWNER_ASIDE = _re(
 )
 # "All 212 tests pass.": a test run reported and nothing else.
 TESTS_ONLY = _re(
-    r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?(?:and )?(?:all |both )?(?:\d+ )?"
+    r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?"
+    # "Release build and all 148 tests pass.", "Type check is clean and all 18 tests pass,
+    # including the new guard specs.", "Build and tests are green."
+    r"(?:(?:(?:the |release |debug )?build|type ?check(?: is clean)?|lint(?: is clean)?),? and )?"
+    r"(?:and )?(?:all |both )?(?:\d+ )?"
     r"(?:of the )?(?:unit |integration |e2e )?tests? (?:now |still )?(?:pass|passed|passing|are passing|"
-    r"are green|is green|succeed)(?: now| again| locally)?[.!]*$|"
+    r"are green|is green|succeed)(?: now| again| locally)?(?:, including [^.!]{1,80})?[.!]*$|"
     r"^(?:太好了|好的?|很好)?[！!，, ]*(?:测试|单测)?(?:全部|都|也)?(?:通过|跑通|过)了?[。！!]*$|"
     # "StockServiceTest 4 个用例都过了。", "编译通过，新加的 4 个单测都过了。"
     r"^(?:[\w.]+ ?)?(?:(?:rebase ?完成|编译(?:和单测)?通过)[，,] ?)*(?:新加的 ?)?(?:\d+ ?个)?"
