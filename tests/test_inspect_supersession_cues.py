@@ -469,3 +469,13 @@ def test_a_reply_that_keeps_the_plan_retires_nothing() -> None:
         Message("u1", "user", "ok, and the remote cache stays read-only for PRs"),
     )
     assert only(result, plan).superseded_by is None
+
+
+def test_an_owner_taking_up_the_plan_by_name_retires_nothing() -> None:
+    plan = "我建议用 Redis 做去重，key 按 event_id。"
+    result = run(
+        Message("u0", "user", "消费端有重复，帮我修一下。"),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "好，就用 Redis 吧"),
+    )
+    assert only(result, plan).superseded_by is None

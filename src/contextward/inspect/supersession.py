@@ -248,7 +248,7 @@ def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
 # owner putting something else in place of the plan just proposed.
 _COUNTER = re.compile(
     r"\bbetter (?:to )?use\b|\b(?:is|are) out\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
-    r"撤掉|别用了|不能升|不扩了|不用了|就用"
+    r"撤掉|别用了|不能升|不扩了|不用了"
 )
 
 
