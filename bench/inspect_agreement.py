@@ -1,14 +1,13 @@
 """How well two people agree on the inspection labels: the ceiling of the quality bar.
 
-``bench/data/inspect/independent/SPLIT/NAME.txt`` holds a held-out session labelled
-again from scratch by an independent annotator who saw only the unlabelled text and
-the labelling spec (never the first labels, the classifier or its output). Here that
-annotator is scored as if it were the product, by the scorer of
-``bench/inspect_eval.py`` and on the same candidates: a candidate the annotator
-marked is kept (dropped, as the policy drops it, if they marked it superseded),
-every other one is dropped. Human agreement bounds what any inspector can score against one person's
-labels, so the same table also scores rules and provider mode against the
-independent labels.
+``bench/data/inspect/independent/SPLIT/NAME.txt`` holds a session labelled again from
+scratch by an independent annotator who saw only the unlabelled text and the labelling
+spec (never the first labels, the classifier or its output). Here that annotator is
+scored as if it were the product, by the scorer of ``bench/inspect_eval.py`` and on the
+same candidates: a candidate the annotator marked is kept (dropped, as the policy drops
+it, if they marked it superseded), every other one is dropped. Human agreement bounds
+what any inspector can score against one person's labels, so the same table also scores
+rules and provider mode against each annotator and against what both agree on.
 
 ``python -m bench.inspect_agreement`` (part of ``make eval``).
 """
@@ -26,9 +25,9 @@ from bench.inspect_eval import (
     Label,
     Score,
     Session,
-    _overlaps,
     load,
     overlap,
+    overlaps,
     render,
     sessions,
 )
@@ -65,7 +64,7 @@ def as_annotated(result: InspectionResult, annotator: Session) -> InspectionResu
     texts = {str(m["id"]): str(m["content"]) for m in annotator.messages}
     out = []
     for c in result.candidates:
-        marked = [label for label in own if _overlaps(label, c, texts)]
+        marked = [label for label in own if overlaps(label, c, texts)]
         stale = bool(marked) and all(label.superseded for label in marked)
         out.append(
             replace(
@@ -86,20 +85,16 @@ def agreed(first: Session, second: Session) -> Session:
     message replaces it; what only one of them marks counts as neither memory nor noise
     (as a disputed span does), and what neither marks is noise.
     """
-
-    def same(a: Label, b: Label) -> bool:
-        return overlap(a, b) > 0
-
     theirs, own = _own(second), _own(first)
     labels = []
     for label in first.labels:
-        match = [other for other in theirs if same(label, other)]
+        match = [other for other in theirs if overlap(label, other)]
         agree = any(other.superseded == label.superseded for other in match)
         labels.append(replace(label, disputed=label.disputed or not agree))
     labels += [
         replace(other, kinds=("?",), disputed=True)
         for other in theirs
-        if not any(same(label, other) for label in own)
+        if not any(overlap(label, other) for label in own)
     ]
     return replace(first, labels=labels)
 

@@ -255,7 +255,7 @@ def overlap(a: Label, b: Label) -> int:
     return _same(a.start, len(a.span), b.start, len(b.span))
 
 
-def _overlaps(label: Label, c: Candidate, messages: Mapping[str, str] | None = None) -> int:
+def overlaps(label: Label, c: Candidate, messages: Mapping[str, str] | None = None) -> int:
     """How much candidate ``c`` is the labelled span: 0 if it is not.
 
     One text holding the other counts. With the session's ``messages``, so does a
@@ -311,7 +311,7 @@ class Score:
             if label.kinds == ("?",) and not adjudicated:
                 continue  # the writer's call: noise
             border = adjudicated and label.disputed
-            size = {c.id: _overlaps(label, c, texts) for c in result.candidates}
+            size = {c.id: overlaps(label, c, texts) for c in result.candidates}
             best = max(result.candidates, key=lambda c: size[c.id], default=None)
             found = best is not None and size[best.id] > 0
             for c in result.candidates:

@@ -15,7 +15,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 
-from bench.inspect_eval import _overlaps, render, sessions
+from bench.inspect_eval import overlaps, render, sessions
 from contextward.inspect import inspect_stream
 from contextward.inspect.lexicon import IDENTIFIER
 from contextward.inspect.supersession import _subject_words
@@ -35,7 +35,7 @@ def features(split: str, prefix: str) -> dict[tuple[str, str], Counter[str]]:
         for index, c in enumerate(kept):
             if c.action != "keep" or c.kind != "fact" or roles.get(c.sources[0]) != "assistant":
                 continue
-            labels = [label for label in session.labels if _overlaps(label, c)]
+            labels = [label for label in session.labels if overlaps(label, c)]
             if any(label.disputed for label in labels):
                 continue
             truth = "memory" if labels else "noise"

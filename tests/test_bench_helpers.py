@@ -307,7 +307,7 @@ def test_only_what_both_annotators_mark_alike_is_a_memory(tmp_path: Path) -> Non
 
 
 def test_a_span_and_a_candidate_cut_differently_are_the_same_text(tmp_path: Path) -> None:
-    from bench.inspect_eval import _overlaps
+    from bench.inspect_eval import overlaps
 
     from contextward.inspect import Candidate
 
@@ -322,7 +322,7 @@ def test_a_span_and_a_candidate_cut_differently_are_the_same_text(tmp_path: Path
 
     def size(content: str) -> int:
         c = Candidate("x", "fact", content, 0.8, 0.8, "keep", False, "", ("u1",))
-        return _overlaps(label, c, texts)
+        return overlaps(label, c, texts)
 
     assert size("One change: max_ttl 24h is too short, so max_ttl must be 48h.") == 49
     assert size("default_ttl 1h is ok.") == len("default_ttl 1h is ok.")
