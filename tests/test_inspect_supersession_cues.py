@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contextward.inspect import Message
+from contextward.inspect.supersession import _values
 from inspect_helpers import kind, only, run
 
 
@@ -470,3 +471,36 @@ def test_an_owner_taking_up_the_plan_by_name_retires_nothing() -> None:
         Message("u1", "user", "好，就用 Redis 吧"),
     )
     assert only(result, plan).superseded_by is None
+
+
+@pytest.mark.parametrize(
+    ("choice", "reply"),
+    [
+        (
+            "那就在 6.3.1 启动的时候迁移一次",
+            "有道理，那改成在 applicationProtectedDataDidBecomeAvailable 或者前台 active 的时候迁移",
+        ),
+        (
+            "I'll make the golden comparison ignore these three headers rather than regenerate.",
+            "Regenerate the golden files instead, with `-update`; I prefer golden files.",
+        ),
+    ],
+)
+def test_an_owner_s_replacing_statement_of_any_kind_retires_the_choice_it_is_about(
+    choice: str, reply: str
+) -> None:
+    """The reply reads as a fact or a preference, yet it replaces the choice before it."""
+    result = run(
+        Message("u0", "user", "Fix the logout bug."),
+        Message("a0", "assistant" if choice.startswith("I'll") else "user", choice),
+        Message("u1", "user", reply),
+    )
+    assert only(result, choice).superseded_by is not None
+
+
+def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
+    """ "the 30 is per IP" is no value in "is", which "1 is no." would then replace."""
+    assert _values("but make it 20 per minute, not 30 — the 30 is per IP") == {
+        "rate": [20 / 60, 30 / 60]
+    }
+    assert _values("1 is no.") == {}

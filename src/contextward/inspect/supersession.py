@@ -41,9 +41,11 @@ _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|�
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
-# "4K" and "1k" are sizes too: a lone k, m, g or t right after its number.
+# "4K" and "1k" are sizes too: a lone k, m, g or t right after its number. A word that
+# only goes on the sentence ("the 30 is per IP", "5 or 6") is no unit.
 _VALUE = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?([a-z]{2,}|[\u4e00-\u9fff])|([kmgt])(?![\w.]))"
+    r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?(?!(?:is|are|was|were|and|or|to|of|in|on|at|as|if|so|but|not|"
+    r"no|the|it|be|by|for|with|from|then|than)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgt])(?![\w.]))"
 )
 # The replacing cue itself ("switch to", "改成") says nothing about the subject.
 _CUES = SUPERSEDE
@@ -728,7 +730,11 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     if new.kind == "rejected" and _CJK.search(new.content):
         best_score = 0
     for old in reversed(earlier):
-        if _GROUPS[old.kind] != _GROUPS[new.kind] and new.kind != "correction":
+        if (
+            _GROUPS[old.kind] != _GROUPS[new.kind]
+            and new.kind != "correction"
+            and not (new.role == "user" and new.replaces and _GROUPS[old.kind] == "choice")
+        ):
             continue
         # A correction of a detail shares words with the session's goal and standing
         # rules; only one that names them (its named subject) may retire them.
