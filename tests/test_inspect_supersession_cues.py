@@ -238,17 +238,25 @@ def test_a_number_names_the_last_list_of_the_message_just_before() -> None:
     assert retired == ["Cap scale-up at 4 pods per 30s."]
 
 
-def test_a_correction_takes_back_the_owner_s_directive_not_the_finding_that_reported_on_it() -> (
-    None
-):
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "scale the janitor cronjob to 0",
+        # What follows the first clause may explain the directive in any form.
+        "scale the janitor cronjob to 0, you have write on the checkout namespace for that",
+    ],
+)
+def test_a_correction_takes_back_the_owner_s_directive_not_the_finding_that_reported_on_it(
+    directive: str,
+) -> None:
     result = run(
         Message("u0", "user", "Checkout p99 is at 900ms, find out why."),
-        Message("u1", "user", "scale the janitor cronjob to 0"),
+        Message("u1", "user", directive),
         Message("a1", "assistant", "The agent role can't patch the janitor scale in checkout."),
         Message("u2", "user", "no wait, argo would just scale the janitor back up in 3 min."),
     )
     correction = only(result, "no wait, argo would just scale the janitor back up in 3 min.")
-    assert only(result, "scale the janitor cronjob to 0").superseded_by == correction.id
+    assert only(result, directive).superseded_by == correction.id
     finding = only(result, "The agent role can't patch the janitor scale in checkout.")
     assert finding.superseded_by is None
 

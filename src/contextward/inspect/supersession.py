@@ -397,7 +397,13 @@ def _directive(draft: Draft) -> bool:
         return False
     if draft.kind in _DIRECTIVE:
         return True
-    return draft.kind == "fact" and not DECLARATIVE.search(draft.content.casefold())
+    # "scale janitor to 0, you have write on checkout for that": the first clause says
+    # what it is; what follows may explain it in any form.
+    first = _CLAUSE.split(draft.content.casefold(), maxsplit=1)[0]
+    return draft.kind == "fact" and not DECLARATIVE.search(first)
+
+
+_CLAUSE = re.compile(r"[,;:，；：。—–]|\s-\s")
 
 
 def _finding(draft: Draft) -> bool:
