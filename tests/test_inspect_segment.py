@@ -31,6 +31,18 @@ def test_sentences_split_but_abbreviations_and_paths_do_not() -> None:
     ]
 
 
+def test_two_directives_joined_by_and_become_two_items() -> None:
+    """A later correction of one ("cloudflare pages, not netlify") must not take the other."""
+    assert texts("also use pnpm not npm pls, and host it on netlify, i have an account.") == [
+        "use pnpm not npm pls,",
+        "host it on netlify, i have an account.",
+    ]
+    # A list of things, not of directives, stays one sentence.
+    assert texts("Add retries, timeouts, and logging to the client.") == [
+        "Add retries, timeouts, and logging to the client."
+    ]
+
+
 def test_bullets_become_items() -> None:
     assert units("Plan:\n- add the table\n- write the migration\n1. deploy") == [
         Unit("Plan:"),
