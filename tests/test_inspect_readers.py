@@ -323,3 +323,87 @@ def test_a_message_list_round_trips_through_the_streaming_parser(
         (i["role"], i["content"]) for i in items if i["content"].strip() or i["role"] == "tool"
     ]
     assert [(m.role, m.text) for m in messages] == expected
+
+
+_PASTED = {"type": "image", "source": {"type": "base64", "data": "A" * 80_000}}
+_OWNER = {
+    "type": "user",
+    "uuid": "u1",
+    "parentUuid": None,
+    "sessionId": "s",
+    "isSidechain": False,
+    "message": {
+        "role": "user",
+        "content": [_PASTED, {"type": "text", "text": "Never push directly to main."}],
+    },
+}
+
+
+@pytest.mark.parametrize("before", [[], [{"type": "file-history-snapshot", "messageId": "m"}]])
+def test_a_first_message_longer_than_the_peek_is_still_detected(before: list[object]) -> None:
+    """A screenshot pasted into the first prompt cut the peek inside its line."""
+    fmt, messages, skips = read(jsonl(*before, _OWNER))
+    assert fmt == "claude-code"
+    assert messages == [Message("u1", "user", "Never push directly to main.")]
+    assert skips.get("image_block") == 1
+
+
+def test_a_byte_order_mark_does_not_cost_the_first_line() -> None:
+    line = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user"}}
+    line["message"]["content"] = "Never push directly to main."  # type: ignore[index]
+    fmt, messages, skips = read(b"\xef\xbb\xbf" + jsonl(line).replace("\n", "\r\n").encode())
+    assert (fmt, [m.id for m in messages], skips) == ("claude-code", ["u1"], {})
+    pi_line = {"type": "message", "id": "e1", "message": {"role": "user", "content": "hi there"}}
+    assert read(b"\xef\xbb\xbf" + jsonl(pi_line).encode())[1] == [Message("e1", "user", "hi there")]
+
+
+def test_entry_types_with_hyphens_are_counted_by_name() -> None:
+    _, _, skips = read(
+        jsonl(
+            {"type": "file-history-snapshot", "messageId": "m", "snapshot": {}},
+            {"type": "queue-operation", "sessionId": "s"},
+            {"type": "x" * 200, "sessionId": "s"},
+            _OWNER,
+        )
+    )
+    assert skips["entry_file-history-snapshot"] == skips["entry_queue-operation"] == 1
+    assert skips["entry"] == 1  # a type that is no plain name is never echoed
+
+
+def test_what_the_owner_typed_after_compact_is_their_word() -> None:
+    wrapper = (
+        "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n"
+        "<command-args>keep the auth decisions</command-args>"
+    )
+    other = "<command-name>/model</command-name>\n<command-args>opus</command-args>"
+    lines = [
+        {
+            "type": "user",
+            "uuid": f"u{n}",
+            "sessionId": "s",
+            "message": {"role": "user", "content": c},
+        }
+        for n, c in enumerate([wrapper, other], 1)
+    ]
+    _, messages, skips = read(jsonl(*lines))
+    assert messages == [Message("u1:compact-args", "user", "keep the auth decisions")]
+    assert skips["local_command"] == 2
+
+
+def test_pi_contextward_s_own_injections_are_not_read_back() -> None:
+    ours = {
+        "customType": "contextward",
+        "content": "Pinned: Use npm for installs.",
+        "display": False,
+    }
+    fmt, messages, skips = read(
+        jsonl(
+            {"type": "session", "version": 3, "id": "s"},
+            {"type": "custom_message", "id": "e1", **ours},
+            {"type": "message", "id": "e2", "message": {"role": "custom", **ours}},
+            {"type": "custom_message", "id": "e3", "customType": "other", "content": "Deploy: eu."},
+        )
+    )
+    assert fmt == "pi"
+    assert messages == [Message("e3", "system", "Deploy: eu.")]
+    assert skips["contextward_injection"] == 2

@@ -5,6 +5,7 @@ Owns the message value and role names. Never decides what is worth keeping.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -57,5 +58,18 @@ class Skips:
     def add(self, reason: str, n: int = 1) -> None:
         self.counts[reason] = self.counts.get(reason, 0) + n
 
+    def entry(self, kind: object) -> None:
+        """An entry of a type the reader does not read (``entry_<type>``)."""
+        self.add(typed("entry", kind))
+
     def total(self) -> int:
         return sum(self.counts.values())
+
+
+_TYPE_NAME = re.compile(r"[A-Za-z][\w-]{0,39}")
+
+
+def typed(reason: str, kind: object) -> str:
+    """``reason_<kind>`` for a plain type name ("entry_file-history-snapshot"), else
+    ``reason``: a skip count never carries arbitrary transcript text."""
+    return f"{reason}_{kind}" if isinstance(kind, str) and _TYPE_NAME.fullmatch(kind) else reason

@@ -8,6 +8,7 @@ skip counts the reader fills in as it goes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -77,13 +78,17 @@ def detect(head: bytes) -> str:
     if codex.looks_like(text):
         return "codex"
     lines = text.split(b"\n")
-    for line in lines[:50]:
+    for index, line in enumerate(lines[:50]):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            if line is lines[0]:
+            if index == len(lines) - 1 and (found := _by_prefix(line)):
+                # A line longer than the peek (an image pasted in the first prompt) is
+                # known by the keys it opens with.
+                return found
+            if index == 0:
                 # A JSON document spread over lines: the wrapper or a message list.
                 return _generic(text)
             continue
@@ -98,6 +103,21 @@ def detect(head: bytes) -> str:
         if any(key in obj for key in _CLAUDE_KEYS) or kind in ("user", "assistant", "system"):
             return "claude-code"
     raise InspectError("unknown_format", "the transcript's shape matches no known format")
+
+
+_CLAUDE_PREFIX = re.compile(rb'"(?:uuid|sessionId|isSidechain|parentUuid|leafUuid)"\s*:')
+_PI_PREFIX = re.compile(
+    rb'^\{\s*"type"\s*:\s*"(?:message|' + "|".join(sorted(_PI_TYPES)).encode() + rb')"'
+)
+
+
+def _by_prefix(line: bytes) -> str | None:
+    """The format of a line cut off by the peek, from the keys it opens with."""
+    if _PI_PREFIX.match(line):
+        return "pi"
+    if _CLAUDE_PREFIX.search(line):
+        return "claude-code"
+    return None
 
 
 def _generic(text: bytes) -> str:

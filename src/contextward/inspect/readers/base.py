@@ -15,6 +15,7 @@ from ..message import Message, Skips
 MAX_RECORD = 32 * 1024 * 1024
 CHUNK = 1024 * 1024
 PEEK = 64 * 1024
+BOM = b"\xef\xbb\xbf"
 
 
 class Reader(Protocol):

@@ -9,6 +9,7 @@ are skipped and counted, never fatal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,7 +29,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             skips.add("compact_boundary")
             continue
         if kind not in ("user", "assistant"):
-            skips.add(f"entry_{kind}" if isinstance(kind, str) and kind.isidentifier() else "entry")
+            skips.entry(kind)
             continue
         if entry.get("isSidechain") is True:
             skips.add("sidechain")
@@ -44,6 +45,8 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             text = block_text(content, skips)
             if text.strip():
                 yield Message(mid, "system", text, summary=True)
+            else:
+                skips.add("empty_summary")
             continue
         if entry.get("isMeta") is True:
             skips.add("meta")
@@ -66,11 +69,21 @@ def _continuation(content: Any) -> bool:
     return False
 
 
+# "/compact keep the auth decisions": what the owner typed after /compact tells the
+# summary what to keep, so it is the owner's word; other commands' wrappers are skipped.
+_COMPACT_ARGS = re.compile(
+    r"<command-name>\s*/compact\s*</command-name>.*?<command-args>(.*?)</command-args>", re.S
+)
+
+
 def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Message]:
     text = block_text(content, skips)
     if text.strip():
         if kind == "user" and text.lstrip().startswith(_WRAPPERS):
             skips.add("local_command")
+            args = _COMPACT_ARGS.search(text)
+            if args and args.group(1).strip():
+                yield Message(f"{mid}:compact-args", "user", args.group(1).strip())
         else:
             yield Message(mid, "user" if kind == "user" else "assistant", text)
     if not isinstance(content, list):

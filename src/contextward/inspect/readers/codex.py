@@ -29,7 +29,7 @@ import shlex
 from collections.abc import Iterator
 from typing import Any
 
-from ..message import Message, Skips
+from ..message import Message, Skips, typed
 from .base import ByteSource
 from .content import block_text, tool_call_text
 from .jsonl import objects
@@ -92,7 +92,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
         if isinstance(kind, str) and kind in _ITEMS and "payload" not in entry:
             kind, payload = "response_item", entry
         if not isinstance(payload, dict):
-            skips.add(_reason("entry", kind))
+            skips.add(typed("entry", kind))
             continue
         if kind == "compacted":
             text = _PREAMBLE.sub("", str(payload.get("message") or ""), count=1).strip()
@@ -105,7 +105,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
                 yield Message(f"l{position}", "system", text, summary=True)
             continue
         if kind != "response_item":
-            skips.add(_reason("entry", kind))
+            skips.add(typed("entry", kind))
             continue
         iid = payload.get("id")
         mid = iid if isinstance(iid, str) and iid else f"l{position}"
@@ -124,7 +124,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
         elif item in ("function_call_output", "custom_tool_call_output"):
             yield _output(mid, payload, names, skips)
         else:
-            skips.add(_reason("item", item))
+            skips.add(typed("item", item))
 
 
 def exit_code_of(output: object) -> int | None:
@@ -146,14 +146,10 @@ def exit_code_of(output: object) -> int | None:
     return None
 
 
-def _reason(prefix: str, kind: object) -> str:
-    return f"{prefix}_{kind}" if isinstance(kind, str) and kind.isidentifier() else prefix
-
-
 def _message(mid: str, payload: dict[str, Any], skips: Skips) -> Iterator[Message]:
     role = payload.get("role")
     if role not in ("user", "assistant"):
-        skips.add(_reason("role", role))
+        skips.add(typed("role", role))
         return
     text = block_text(payload.get("content"), skips)
     if not text.strip():

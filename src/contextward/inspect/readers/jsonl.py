@@ -10,15 +10,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..message import Skips
-from .base import ByteSource
+from .base import BOM, ByteSource
 
 
 def objects(source: ByteSource, skips: Skips) -> Iterator[dict[str, Any]]:
     """Each line's JSON object; blank lines are ignored, others skipped and counted."""
-    for _number, line, torn in source.lines():
-        if line is None:
+    for number, raw, torn in source.lines():
+        if raw is None:
             skips.add("line_too_large")
             continue
+        # Detection skips a byte order mark; so does reading.
+        line = raw.removeprefix(BOM) if number == 1 else raw
         if not line.strip():
             continue
         try:

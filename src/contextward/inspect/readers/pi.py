@@ -17,6 +17,8 @@ from .content import block_text, tool_call_text
 from .jsonl import objects
 
 _SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
+#: The ``customType`` of what the contextward pi extension injects (integrations/pi).
+OWN_TYPE = "contextward"
 
 
 def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
@@ -30,6 +32,8 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             summary = entry.get("summary")
             if isinstance(summary, str) and summary.strip():
                 yield Message(mid, "system", summary, summary=True)
+        elif kind == "custom_message" and entry.get("customType") == OWN_TYPE:
+            skips.add("contextward_injection")  # our own brief, not the conversation
         elif kind == "custom_message":
             text = block_text(entry.get("content"), skips)
             if text.strip():
@@ -37,7 +41,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
         elif kind == "message" and isinstance(entry.get("message"), dict):
             yield from _message(mid, entry["message"], skips)
         else:
-            skips.add(f"entry_{kind}" if isinstance(kind, str) and kind.isidentifier() else "entry")
+            skips.entry(kind)
 
 
 def _message(mid: str, message: dict[str, Any], skips: Skips) -> Iterator[Message]:
@@ -79,6 +83,8 @@ def _message(mid: str, message: dict[str, Any], skips: Skips) -> Iterator[Messag
         summary = message.get("summary")
         if isinstance(summary, str) and summary.strip():
             yield Message(mid, "system", summary, summary=True)
+    elif role == "custom" and message.get("customType") == OWN_TYPE:
+        skips.add("contextward_injection")
     elif role == "custom":
         text = block_text(content, skips)
         if text.strip():
