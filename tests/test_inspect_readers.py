@@ -268,12 +268,23 @@ def test_huge_lines_binary_lines_and_garbage_lines_are_skipped_and_counted() -> 
     huge = json.dumps(
         {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "x" * 5000}}
     )
+    latin1 = b'{"type": "user", "uuid": "u3", "message": {"role": "user", "content": "caf\xe9"}}\n'
     data = (
-        jsonl(good) + huge + "\n" + "{not json\n"
-    ).encode() + b'{"type": "user", "uuid": "\xff"}\n[1]\n'
+        (jsonl(good) + huge + "\n" + "{not json\n").encode()
+        + b"\x00\xff\xfe\x01binary\n"
+        + latin1
+        + b"[1]\n"
+    )
     _, messages, skips = read(data, max_record=1000)
-    assert [m.id for m in messages] == ["u1"]
-    assert skips == {"line_too_large": 1, "malformed_json": 1, "not_utf8": 1, "not_an_object": 1}
+    # A stray byte costs one character, never the owner's message.
+    assert [(m.id, m.text) for m in messages] == [("u1", "keep me"), ("u3", "caf\ufffd")]
+    assert skips == {
+        "line_too_large": 1,
+        "malformed_json": 1,
+        "not_utf8": 1,
+        "not_utf8_replaced": 1,
+        "not_an_object": 1,
+    }
 
 
 def test_a_huge_json_element_is_skipped_without_stopping_the_stream() -> None:

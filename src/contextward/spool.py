@@ -151,7 +151,7 @@ def claim_prompts(store_dir: str) -> PromptClaim | None:
     for raw in b"".join(chunks).splitlines():
         try:
             record = json.loads(raw.decode("utf-8", "surrogatepass"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, an integer too long
             skipped += 1
             continue
         if isinstance(record, dict) and isinstance(record.get("text"), str):

@@ -21,6 +21,12 @@ class BadInput(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
 
+def require_stdio() -> None:
+    """A one-line error when the process was started with stdin or stdout closed."""
+    if sys.stdin is None or sys.stdout is None:
+        raise BadInput("standard input or output is closed")
+
+
 @contextmanager
 def open_input(path: str, *, what: str) -> Iterator[BinaryIO]:
     """A user-named file (or stdin for ``-``) opened for binary reading, streaming.
@@ -29,6 +35,8 @@ def open_input(path: str, *, what: str) -> Iterator[BinaryIO]:
     """
     try:
         if path == "-":
+            if sys.stdin is None:  # started with stdin closed (`<&-`)
+                raise BadInput(f"{what} standard input: closed")
             yield sys.stdin.buffer
             return
         with Path(path).open("rb") as stream:
@@ -69,3 +77,5 @@ def read_json(path: str, *, what: str) -> Any:
         ) from None
     except RecursionError:
         raise BadInput(f"{what} {path}: JSON nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise BadInput(f"{what} {path}: a number in the JSON is too long") from None

@@ -49,7 +49,7 @@ class Snapshot:
     def from_json(cls, text: str) -> Snapshot:
         try:
             data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # also an integer too long to convert
             raise ContextGuardError("invalid_input", "a snapshot is not valid JSON") from exc
         return cls.from_dict(data)
 

@@ -135,6 +135,8 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
         raise SettingsError(
             f"{path}: malformed JSON at line {exc.lineno} column {exc.colno}; fix it first"
         ) from None
+    except (ValueError, RecursionError):
+        raise SettingsError(f"{path}: not JSON this tool can read; fix it first") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: settings must be a JSON object")
     hooks = data.get("hooks", {})

@@ -8,6 +8,7 @@ event and the error's type, never payload content.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -30,7 +31,7 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise PayloadError(f"payload larger than {MAX_PAYLOAD} bytes")
     try:
         payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError, huge ints
         raise PayloadError("payload is not UTF-8 JSON") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
         raise PayloadError("payload has no hook_event_name")
@@ -45,7 +46,7 @@ def run_adapter(
     stderr: IO[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> int:
-    stdin = stdin or sys.stdin.buffer
+    stdin = stdin or (sys.stdin.buffer if sys.stdin is not None else io.BytesIO())
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     event = "unknown"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import BinaryIO
 
 from ..errors import InspectError
@@ -65,7 +65,30 @@ def open_transcript(
     elif format not in READERS:
         raise InspectError("unknown_format", f"unknown format {format!r}")
     skips = Skips()
-    return Transcript(format, READERS[format](source, skips), skips)
+    return Transcript(format, _whole(READERS[format](source, skips), skips), skips)
+
+
+#: Half of a UTF-16 surrogate pair: JSON's "\ud800" decodes to it, and no UTF-8 output takes it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(messages: Iterator[Message], skips: Skips) -> Iterator[Message]:
+    """The messages with every lone surrogate replaced by U+FFFD, counted."""
+    for message in messages:
+        if (
+            _SURROGATE.search(message.text)
+            or _SURROGATE.search(message.id)
+            or (message.tool_name and _SURROGATE.search(message.tool_name))
+        ):
+            skips.add("lone_surrogate_replaced")
+            yield replace(
+                message,
+                id=_SURROGATE.sub("\ufffd", message.id),
+                text=_SURROGATE.sub("\ufffd", message.text),
+                tool_name=message.tool_name and _SURROGATE.sub("\ufffd", message.tool_name),
+            )
+        else:
+            yield message
 
 
 def detect(head: bytes) -> str:
@@ -83,7 +106,7 @@ def detect(head: bytes) -> str:
             continue
         try:
             obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # also UnicodeDecodeError and too-long integers
             if index == len(lines) - 1 and (found := _by_prefix(line)):
                 # A line longer than the peek (an image pasted in the first prompt) is
                 # known by the keys it opens with.
@@ -96,6 +119,8 @@ def detect(head: bytes) -> str:
             continue
         kind = obj.get("type")
         kind = kind if isinstance(kind, str) else None  # a list or object names no format
+        if kind in codex.ENTRY_TYPES and "payload" in obj and "timestamp" in obj:
+            return "codex"  # a rollout written with other spacing or key order
         if "messages" in obj or ("role" in obj and kind is None):
             return _generic(text)
         if kind in _PI_TYPES or (kind == "message" and isinstance(obj.get("message"), dict)):

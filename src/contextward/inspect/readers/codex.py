@@ -49,9 +49,10 @@ ENTRY_TYPES = frozenset(
 #: A rollout's first bytes: ``{"timestamp":"…","ordinal":0,"type":"session_meta",…``.
 #: Matched on raw bytes because the session_meta line can be longer than the peek.
 _HEAD = re.compile(
-    rb'^\{"timestamp":"[^"]{1,64}",(?:"ordinal":\d{1,12},)?"type":"('
+    rb'^\{\s*"timestamp"\s*:\s*"[^"]{1,64}"\s*,\s*(?:"ordinal"\s*:\s*\d{1,12}\s*,\s*)?'
+    rb'"type"\s*:\s*"('
     + b"|".join(sorted(t.encode() for t in ENTRY_TYPES))
-    + rb')","payload":'
+    + rb')"\s*,\s*"payload"\s*:'
 )
 #: Response items written bare (no wrapper), as older rollouts did.
 _ITEMS = frozenset(
@@ -137,7 +138,7 @@ def exit_code_of(output: object) -> int | None:
     if output.startswith("{"):
         try:
             data = json.loads(output)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             return None
         metadata = data.get("metadata") if isinstance(data, dict) else None
         code = metadata.get("exit_code") if isinstance(metadata, dict) else None
@@ -195,7 +196,7 @@ def _shell_text(arguments: object) -> str:
         return ""
     try:
         data = json.loads(arguments)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         return ""
     cmd = data.get("cmd") if isinstance(data, dict) else None
     if isinstance(cmd, list):

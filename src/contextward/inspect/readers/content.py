@@ -50,7 +50,7 @@ def tool_call_text(name: Any, arguments: Any) -> str:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             return f"{label} {arguments}"
     if isinstance(arguments, dict):
         command = arguments.get("command")

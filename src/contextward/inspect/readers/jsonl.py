@@ -23,16 +23,20 @@ def objects(source: ByteSource, skips: Skips) -> Iterator[dict[str, Any]]:
         line = raw.removeprefix(BOM) if number == 1 else raw
         if not line.strip():
             continue
+        repaired = False
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
-            skips.add("not_utf8")
-            continue
+            # A stray byte (a Latin-1 paste) must not cost the owner's message: read the
+            # line with U+FFFD in its place; a line that is not JSON even so is binary.
+            text, repaired = line.decode("utf-8", "replace"), True
         try:
             obj = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            skips.add("torn_last_line" if torn else "malformed_json")
+        except (ValueError, RecursionError):  # malformed, or an integer too long to convert
+            skips.add("not_utf8" if repaired else "torn_last_line" if torn else "malformed_json")
             continue
+        if repaired:
+            skips.add("not_utf8_replaced")
         if isinstance(obj, dict):
             yield obj
         else:

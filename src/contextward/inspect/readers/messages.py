@@ -20,14 +20,20 @@ from .content import block_text, tool_call_text
 _WS = " \t\r\n"
 _RESYNC = re.compile(r"(?:,|\n)\s*\{")
 _DECODER = json.JSONDecoder()
+_REPLACEMENT = "\ufffd".encode()
 
 
 class _Stream:
-    """Incrementally decoded text with raw_decode over a sliding buffer."""
+    """Incrementally decoded text with raw_decode over a sliding buffer.
+
+    A byte order mark is dropped; bytes that are not UTF-8 become U+FFFD and are
+    counted (``not_utf8_replaced``), never a reason to lose the message around them.
+    """
 
     def __init__(self, source: ByteSource, skips: Skips) -> None:
         self._chunks = source.chunks(CHUNK)
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+        self._tail = b""
         self._max = source.max_record
         self._skips = skips
         self.buf = ""
@@ -40,12 +46,22 @@ class _Stream:
         data = next(self._chunks, None)
         if data is None:
             self.eof = True
-            self.buf += self._decoder.decode(b"", final=True)
+            self.buf += self._decoded(b"", final=True)
             return False
         if self.pos > CHUNK:
             self.buf, self.pos = self.buf[self.pos :], 0
-        self.buf += self._decoder.decode(data)
+        self.buf += self._decoded(data)
         return True
+
+    def _decoded(self, data: bytes, *, final: bool = False) -> str:
+        text = self._decoder.decode(data, final)
+        if "\ufffd" in text:
+            # U+FFFD the bytes spelled out were there already; the rest replaced bad bytes.
+            written = (self._tail + data).count(_REPLACEMENT)
+            if replaced := text.count("\ufffd") - written:
+                self._skips.add("not_utf8_replaced", replaced)
+        self._tail = data[-2:]
+        return text
 
     def peek(self) -> str:
         """The next non-space character ('' at the end), positioned on it."""
@@ -71,6 +87,8 @@ class _Stream:
                 if self.fill():
                     continue
                 return self._resync("malformed_json")
+            except ValueError:  # an integer of more digits than Python converts
+                return self._resync("malformed_json")
             too_large = end - self.pos > self._max
             self.pos = end
             if too_large:
@@ -90,16 +108,16 @@ class _Stream:
 def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
     """Messages from a JSON list, a ``{"messages": [...]}`` object, or JSON lines."""
     stream = _Stream(source, skips)
-    counter = [0]
+    ids = _Ids()
     while True:
         char = stream.peek()
         if not char:
             return
         if char == "[":
             stream.pos += 1
-            yield from _array(stream, skips, counter)
+            yield from _array(stream, skips, ids)
         elif char == "{":
-            yield from _object(stream, skips, counter)
+            yield from _object(stream, skips, ids)
         elif char == ",":
             stream.pos += 1
         else:
@@ -108,7 +126,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
                 skips.add("not_an_object")
 
 
-def _array(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Message]:
+def _array(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
     while True:
         char = stream.peek()
         if char in ("]", ""):
@@ -119,11 +137,10 @@ def _array(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Messag
             continue
         ok, item = stream.value()
         if ok:
-            counter[0] += 1
-            yield from messages_of(item, counter[0], skips)
+            yield from messages_of(item, ids, skips)
 
 
-def _object(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Message]:
+def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
     """A wrapper object (its ``messages`` list is streamed) or a message object."""
     stream.pos += 1
     fields: dict[str, Any] = {}
@@ -145,33 +162,59 @@ def _object(stream: _Stream, skips: Skips, counter: list[int]) -> Iterator[Messa
         stream.pos += 1
         if key == "messages" and stream.peek() == "[":
             stream.pos += 1
-            yield from _array(stream, skips, counter)
+            yield from _array(stream, skips, ids)
             fields["messages"] = True
             continue
         ok, value = stream.value()
         if not ok:
             return
+        if key == "messages":
+            skips.add("messages_not_a_list")  # null, a string: nothing to read, but say so
         fields[key] = value
     if "messages" not in fields:
-        counter[0] += 1
-        yield from messages_of(fields, counter[0], skips)
+        yield from messages_of(fields, ids, skips)
 
 
-def messages_of(item: Any, position: int, skips: Skips) -> Iterator[Message]:
+class _Ids:
+    """Each element's message id: its own, else ``m<position>`` (stable), made unique when
+    an element before took that name for itself."""
+
+    def __init__(self) -> None:
+        self.position = 0
+        self._claimed: set[str] = set()  # only own ids shaped like positional ones
+
+    def next(self, raw: object) -> str:
+        self.position += 1
+        if isinstance(raw, str | int) and (own := str(raw)):
+            if _POSITIONAL.fullmatch(own):
+                self._claimed.add(own)
+            return own
+        mid, n = f"m{self.position}", 1
+        while mid in self._claimed:
+            n += 1
+            mid = f"m{self.position}~{n}"
+        return mid
+
+
+_POSITIONAL = re.compile(r"m\d+(?:~\d+)?")
+
+
+def messages_of(item: Any, ids: _Ids, skips: Skips) -> Iterator[Message]:
     """Normalise one generic or OpenAI message; tool calls become tool messages."""
     if not isinstance(item, dict):
+        ids.position += 1
         skips.add("not_an_object")
         return
+    mid = ids.next(item.get("id", item.get("tool_call_id")))
     role = role_of(item.get("role"))
     if role is None:
         skips.add("unknown_role")
         return
-    raw_id = item.get("id", item.get("tool_call_id"))
-    mid = str(raw_id) if isinstance(raw_id, str | int) and str(raw_id) else f"m{position}"
     content = item.get("content")
     tool_name = item.get("tool_name", item.get("name"))
     text = block_text(content, skips)
-    if text.strip() or role == "tool":
+    said = bool(text.strip()) or role == "tool"
+    if said:
         yield Message(
             id=mid,
             role=role,
@@ -179,9 +222,12 @@ def messages_of(item: Any, position: int, skips: Skips) -> Iterator[Message]:
             tool_name=tool_name if isinstance(tool_name, str) and role == "tool" else None,
             is_error=item.get("is_error") is True,
         )
-    yield from _tool_blocks(mid, content, skips)
+    for block in _tool_blocks(mid, content, skips):
+        said = True
+        yield block
     calls = item.get("tool_calls")
-    if isinstance(calls, list):
+    if isinstance(calls, list) and calls:
+        said = True
         for n, call in enumerate(calls, 1):
             if not isinstance(call, dict):
                 skips.add("unknown_block")
@@ -196,6 +242,8 @@ def messages_of(item: Any, position: int, skips: Skips) -> Iterator[Message]:
                 text=tool_call_text(name, args),
                 tool_name=name if isinstance(name, str) else None,
             )
+    if not said:
+        skips.add("empty_message")
 
 
 def _tool_blocks(mid: str, content: Any, skips: Skips) -> Iterator[Message]:
