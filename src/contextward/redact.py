@@ -106,6 +106,31 @@ def mask_count(text: str) -> tuple[str, int]:
     return text, total
 
 
+#: How far past a cut ``prefix`` looks for a secret the cut would split.
+_REACH = 256
+
+
+def prefix(text: str, limit: int) -> str:
+    """``text[:limit]``, shortened where the cut would fall inside a secret.
+
+    A secret cut in two is no longer recognisable, so ``mask`` would let its first
+    half through: a prefix holds whole secrets only (which ``mask`` then masks).
+    """
+    if len(text) <= limit:
+        return text
+    window = text[: limit + _REACH]
+    end, moved = limit, True
+    while moved:
+        moved = False
+        for _, pattern in _PATTERNS:
+            group = "secret" if "secret" in pattern.groupindex else 0
+            for match in pattern.finditer(window):
+                start, stop = match.span(group)
+                if start < end < stop:
+                    end, moved = start, True
+    return text[:end]
+
+
 def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
     label = MASK.format(kind=kind)
 

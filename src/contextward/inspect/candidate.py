@@ -42,7 +42,8 @@ class Candidate:
     position: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The contract's candidate object, with secrets masked in the content."""
+        """The contract's candidate object, with secrets masked (a transcript's message ids
+        are its own strings too, and the reason may name one)."""
         return {
             "id": self.id,
             "kind": self.kind,
@@ -51,8 +52,8 @@ class Candidate:
             "confidence": self.confidence,
             "action": self.action,
             "critical": self.critical,
-            "reason": self.reason,
-            "sources": list(self.sources),
+            "reason": mask(self.reason),
+            "sources": [mask(source) for source in self.sources],
             "supersedes": list(self.supersedes),
         }
 

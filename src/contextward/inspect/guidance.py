@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..printable import one_line
 from ..redact import mask
 from .candidate import Candidate, InspectionResult
 from .review import ReviewDecision, final_actions
@@ -128,5 +129,5 @@ def build_guidance(
 
 def _line(c: Candidate, section: str) -> str:
     label = f"superseded {c.kind}" if c.superseded_by and section == "can_discard" else c.kind
-    text = " ".join(mask(c.content).split())
+    text = one_line(mask(c.content))
     return f"- [{label}] {text}"

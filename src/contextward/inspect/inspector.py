@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import BinaryIO
 
+from ..redact import prefix
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
@@ -60,6 +61,7 @@ class _Builder:
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
         self._seen: dict[str, Draft] = {}
+        self._sourced: dict[str, set[str]] = {}  # each draft's sources, for O(1) merging
 
     def add(
         self,
@@ -75,7 +77,8 @@ class _Builder:
         key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
         old = self._seen.get(key)
         if old is not None:
-            if message.id not in old.sources:
+            if message.id not in (sourced := self._sourced[key]):
+                sourced.add(message.id)
                 old.sources.append(message.id)
             if c.importance > old.importance or (
                 old.kind in ("tool_output", "transient")
@@ -100,6 +103,7 @@ class _Builder:
             item=item,
         )
         self._seen[key] = draft
+        self._sourced[key] = {message.id}
         self.drafts.append(draft)
         return draft
 
@@ -203,6 +207,12 @@ def inspect_stream(
     )
 
 
+def _ends(text: str, size: int) -> str:
+    """The whole lines among the first and the last ``size`` characters of ``text``."""
+    head, tail = text[:size], text[-size:]
+    return head[: head.rfind("\n") + 1] + (tail[tail.find("\n") + 1 :] if "\n" in tail else "")
+
+
 def _tool(
     builder: _Builder, message: Message, position: int, turn: int
 ) -> tuple[tuple[Message, str] | None, bool]:
@@ -210,9 +220,10 @@ def _tool(
     text = message.text.strip()
     if not text:
         return None, False
-    first = text.split("\n", 1)[0].strip()[:NOISE_PREVIEW] or text[:NOISE_PREVIEW]
+    # Prefixes never cut a secret in two (the half would pass the mask).
+    first = prefix(text.split("\n", 1)[0].strip(), NOISE_PREVIEW) or prefix(text, NOISE_PREVIEW)
     error = None
-    probe = text if len(text) <= 4096 else text[:2048] + "\n" + text[-2048:]
+    probe = text if len(text) <= 4096 else _ends(text, 2048)
     line = ""
     low = probe.lower()
     failed = message.is_error or any(hint in low for hint in _ERROR_HINTS)
@@ -220,7 +231,7 @@ def _tool(
         for match in _ERROR.finditer(probe):  # the last error line usually names the cause
             line = match.group().strip()
     if line and line in message.text:
-        error = (message, line[: NOISE_PREVIEW * 2])
+        error = (message, prefix(line, NOISE_PREVIEW * 2))
     reason = "tool output: command output, logs and test runs are noise"
     builder.add(
         message,

@@ -107,7 +107,7 @@ def prompt(messages: Sequence[Message]) -> str:
     lines = [_INSTRUCTIONS]
     size = len(_INSTRUCTIONS)
     for message in messages:
-        line = f"[{message.id}] {message.role}: {mask(message.text)}"
+        line = f"[{mask(message.id)}] {message.role}: {mask(message.text)}"
         size += len(line) + 1
         if size > MAX_PROMPT_CHARS:
             raise ProviderAnswerError("transcript too large for the host's model")
@@ -128,7 +128,7 @@ def parse_answer(text: str) -> object:
         raise ProviderAnswerError("the host's model answered without JSON")
     try:
         return json.loads(text[start : end + 1])
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # malformed, or an integer too long to convert
         raise ProviderAnswerError("the host's model answered malformed JSON") from None
 
 
@@ -161,6 +161,7 @@ def propose(
         return [], 0, f"provider proposed more than {MAX_PROPOSALS} candidates"
     order = {id(m): n for n, m in enumerate(messages)}
     by_id = {m.id: m for m in messages}
+    by_id.update((masked, m) for m in messages if (masked := mask(m.id)) != m.id)  # as prompted
     accepted: list[Proposal] = []
     rejected = 0
     for item in raw:
@@ -169,6 +170,10 @@ def propose(
             rejected += 1
         else:
             accepted.append(proposal)
+    if rejected and not accepted:
+        # An answer none of whose words are in this transcript (another session's, or
+        # invented) says nothing about it: reading it would only demote the rules' finds.
+        return [], rejected, f"none of its {rejected} proposals is in the transcript"
     return accepted, rejected, None
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ..redact import mask
 from .candidate import Action, InspectionResult
 from .errors import InspectError
 
@@ -45,9 +46,17 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
         if not isinstance(cid, str) or not cid:
             raise InspectError("invalid_decision", "a decision needs a candidate_id string")
         if action not in ("keep", "drop"):
-            raise InspectError("invalid_decision", f"decision for {cid} must be keep or drop")
+            raise InspectError(
+                "invalid_decision", f"decision for {shown(cid)} must be keep or drop"
+            )
         out.append(ReviewDecision(cid, action))
     return tuple(out)
+
+
+def shown(cid: str) -> str:
+    """A decision's id as an error may print it: masked, printable and at most 40 characters."""
+    text = ascii(mask(cid))[1:-1]
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def final_actions(
@@ -57,7 +66,7 @@ def final_actions(
     actions: dict[str, Action] = {c.id: c.action for c in result.candidates}
     for decision in decisions:
         if decision.candidate_id not in actions:
-            raise InspectError("unknown_candidate", f"no candidate {decision.candidate_id}")
+            raise InspectError("unknown_candidate", f"no candidate {shown(decision.candidate_id)}")
         actions[decision.candidate_id] = decision.action
     return actions
 
