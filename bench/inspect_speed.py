@@ -158,6 +158,22 @@ def replacing(turns: int) -> float:
     return elapsed
 
 
+def copies(n: int) -> float:
+    """CPU seconds to inspect ``n`` messages saying the same thing ("ok" from a loop).
+
+    Each copy adds its source to the one candidate they merge into in constant time,
+    so the time grows linearly with ``n``.
+    """
+    roles = ("user", "assistant")
+    messages = [{"id": f"k{i}", "role": roles[i % 2], "content": "ok"} for i in range(n)]
+    data = json.dumps(messages).encode()
+    start = time.process_time()
+    result = inspect_stream(io.BytesIO(data))
+    elapsed = time.process_time() - start
+    assert len(result.candidates) == 1 and len(result.candidates[0].sources) == n
+    return elapsed
+
+
 def run() -> list[dict[str, object]]:
     megabytes = float(os.environ.get("CONTEXTWARD_BENCH_INSPECT_MB", "20"))
     rows: list[dict[str, object]] = []
@@ -183,6 +199,14 @@ def run() -> list[dict[str, object]]:
             {
                 "name": f"inspect {turns:,} replacing owner turns",
                 "value": round(replacing(turns), 2),
+                "unit": "s",
+            }
+        )
+    for n in (16_000, 64_000):
+        rows.append(
+            {
+                "name": f"inspect {n:,} copies of one message",
+                "value": round(copies(n), 2),
                 "unit": "s",
             }
         )

@@ -237,6 +237,10 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
             Provider([{"kind": "goal", "content": "We ship on Fridays."}] * 2001),
             "provider proposed more than 2000 candidates",
         ),
+        (
+            Provider([{"kind": "decision", "content": "We will rewrite everything in Rust."}]),
+            "none of its 1 proposals is in the transcript",
+        ),
     ],
 )
 def test_a_failing_provider_falls_back_to_rules_with_the_reason(

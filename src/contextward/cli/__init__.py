@@ -7,6 +7,7 @@ command prints a traceback or echoes the content of a file it was given.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -33,6 +34,10 @@ class _Group(click.Group):
             return run(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             result = run(args, prog_name, complete_var, standalone_mode=False, **extra)
+            if sys.stdout is not None:
+                sys.stdout.flush()  # a write error surfaces here, not at interpreter exit
+        except BrokenPipeError:
+            _broken_pipe()
         except click.ClickException as exc:
             _exit(exc.exit_code, exc.format_message())
         except ContextwardError as exc:
@@ -42,7 +47,31 @@ class _Group(click.Group):
             _exit(1, "aborted")
         except KeyboardInterrupt:
             _exit(130, "interrupted")
+        except OSError as exc:  # a full disk or a closed terminal under stdout
+            _quiet_stdout()
+            _exit(2, f"input/output error ({exc.strerror or type(exc).__name__})")
         sys.exit(result if isinstance(result, int) else 0)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # before click's own handler, which exits 1 as if we failed
+            _broken_pipe()
+
+
+def _broken_pipe() -> NoReturn:
+    """The reader stopped reading (``| head``): nothing failed, so exit 0 (a script with
+    ``pipefail`` is not failed by a pager or ``head`` that had seen enough)."""
+    _quiet_stdout()
+    sys.exit(0)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    if sys.stdout is not None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _exit(code: int, message: str) -> NoReturn:

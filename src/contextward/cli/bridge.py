@@ -6,7 +6,7 @@ import click
 
 from ..hosts.bridge import DEFAULT_TIMEOUT, MAX_TIMEOUT, serve_stdio
 from ..hosts.bridge_ops import default_registry
-from ._io import BadInput
+from ._io import BadInput, require_stdio
 
 
 @click.command("bridge")
@@ -23,4 +23,5 @@ def command(stdio: bool, timeout: float) -> None:
     """Serve JSONL protocol v1 (docs/bridge.md) until end of input. Frames only on stdout."""
     if not stdio:
         raise BadInput("bridge needs --stdio (the only transport)")
+    require_stdio()
     raise SystemExit(serve_stdio(default_registry(), default_timeout=timeout))

@@ -20,6 +20,7 @@ from ..inspect import (
 )
 from ..inspect.provider import Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
+from ..printable import one_line
 from ..redact import mask
 from ._io import BadInput, display_name, open_input, read_json, read_text
 
@@ -52,6 +53,12 @@ def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionRes
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
     if provider is not None and result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
+    elif result.provider_rejected:
+        click.echo(
+            f"contextward: {result.provider_rejected} proposal(s) of the answer rejected "
+            "(not found verbatim in the transcript)",
+            err=True,
+        )
     return result
 
 
@@ -111,7 +118,7 @@ def candidates_table(result: InspectionResult) -> str:
 
 
 def preview(text: str) -> str:
-    flat = " ".join(mask(text).split())
+    flat = one_line(mask(text))
     return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 1] + "…"
 
 

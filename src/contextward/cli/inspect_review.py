@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ..inspect import ReviewDecision, build_guidance, keep_unresolved
+from ..printable import one_line, printable
 from ..redact import mask
 from ._io import BadInput
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load
@@ -31,7 +32,7 @@ def command(
     """Review the undecided candidates of FILE; exit 1 when nobody could answer."""
     result = load(file, fmt, answer)
     pending = result.with_action("review")
-    interactive = assume_tty or (file != "-" and sys.stdin.isatty())
+    interactive = assume_tty or (file != "-" and sys.stdin is not None and sys.stdin.isatty())
     decisions: list[ReviewDecision] = []
     reviewed = True
     if pending and not interactive:
@@ -45,8 +46,8 @@ def command(
         click.echo(f"{len(pending)} candidate(s) need a decision. Answer k(eep), d(rop) or s(kip).")
         for n, candidate in enumerate(pending, 1):
             click.echo(f"\n[{n}/{len(pending)}] {candidate.kind}  {candidate.id}")
-            click.echo(f"  {mask(candidate.content)}")
-            click.echo(f"  why undecided: {candidate.reason}")
+            click.echo(f"  {printable(mask(candidate.content))}")
+            click.echo(f"  why undecided: {one_line(mask(candidate.reason))}")
             answer = click.prompt(
                 "keep, drop or skip", type=click.Choice(sorted(_ANSWERS)), default="k"
             )

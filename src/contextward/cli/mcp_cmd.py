@@ -13,5 +13,7 @@ def command() -> None:
     current directory. What the model writes is recorded as agent (unverified).
     """
     from ..hosts.mcp import serve
+    from ._io import require_stdio
 
+    require_stdio()
     serve()

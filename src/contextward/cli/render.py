@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core import Snapshot, VerificationReport
+from ..printable import one_line
 
 _PREVIEW = 56
 
@@ -49,5 +50,5 @@ def report_table(snapshot: Snapshot, report: VerificationReport) -> str:
 
 
 def _preview(text: str) -> str:
-    flat = " ".join(text.split())
+    flat = one_line(text)
     return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 1] + "…"

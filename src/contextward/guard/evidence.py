@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import InputError
+from ..printable import ANSI
 from ..redact import mask
 from ..store import EvidenceRun, Store, storable
 from .fingerprint import CommandAssessment, assess, pipefail_rewrite
@@ -37,12 +37,6 @@ TIMEOUT_EXIT = 124
 #: Seconds between SIGTERM and SIGKILL for a timed-out process group.
 KILL_GRACE_S = 2.0
 TIMEOUT_RANGE = (1.0, 900.0)
-
-_ANSI = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC … BEL / ST (titles, hyperlinks)
-    r"|\x1b\[[0-?]*[ -/]*[@-~]"  # CSI (colours, cursor movement)
-    r"|\x1b[@-Z\\-_]"  # other two-byte escapes
-)
 
 
 @dataclass(frozen=True)
@@ -89,7 +83,7 @@ class VerifyResult:
 
 def strip_ansi(text: str) -> str:
     """Remove terminal escapes and keep only the final redraw of ``\\r``-updated lines."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    text = ANSI.sub("", text).replace("\r\n", "\n")
     return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
 
 

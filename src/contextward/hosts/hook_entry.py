@@ -21,7 +21,7 @@ def main() -> int:
     import importlib
 
     host = sys.argv[1] if len(sys.argv) > 1 else "claude"
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read() if sys.stdin is not None else b""
     try:
         from contextward.fastpath import answer
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from ..printable import one_line
 from ..redact import mask
 from .errors import StateError
 
@@ -27,12 +28,6 @@ FIELD_LIMITS: Mapping[str, int] = {
 DECISION_LIMIT = 500
 REASON_LIMIT = 300
 LOG_LIMIT = 500
-
-
-def one_line(value: str) -> str:
-    """Whitespace (newlines included) collapsed to single spaces; other control characters dropped."""
-    kept = "".join(ch if ch.isprintable() or ch.isspace() else " " for ch in value)
-    return " ".join(kept.split())
 
 
 def bounded(name: str, value: str, limit: int) -> str:
