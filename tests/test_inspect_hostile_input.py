@@ -163,7 +163,12 @@ def test_a_prefix_never_holds_half_a_secret() -> None:
     assert TOKEN[:4] not in cut and cut == "x" * 150 + " token "
     assert prefix(f"DB_PASSWORD={'a' * 40}", 20) == "DB_PASSWORD="
     assert prefix(f"{TOKEN} ok", 200) == f"{TOKEN} ok"  # whole: mask() masks it
-    assert prefix("plain words " * 30, 160) == ("plain words " * 30)[:160]
+    # A cut between words is kept; a word the cut would split is dropped whole.
+    assert prefix("abc " * 80, 160) == ("abc " * 80)[:160]
+    assert prefix("plain words " * 30, 160) == ("plain words " * 30)[:156]
+    # A very long word is searched: cut before the secret inside it, not before the word.
+    blob = "q" * 150 + f"/{TOKEN}/z"
+    assert prefix(blob, 160) == "q" * 150 + "/"
 
 
 def test_tool_output_cut_to_its_preview_leaks_no_part_of_a_secret(tmp_path: Path) -> None:

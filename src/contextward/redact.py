@@ -108,6 +108,9 @@ def mask_count(text: str) -> tuple[str, int]:
 
 #: How far past a cut ``prefix`` looks for a secret the cut would split.
 _REACH = 256
+#: A word cut by ``prefix`` is dropped whole when it started at most this far back.
+_WORD = 80
+_SPACE = re.compile(r"\s")
 
 
 def prefix(text: str, limit: int) -> str:
@@ -115,9 +118,17 @@ def prefix(text: str, limit: int) -> str:
 
     A secret cut in two is no longer recognisable, so ``mask`` would let its first
     half through: a prefix holds whole secrets only (which ``mask`` then masks).
+    Secrets are single words (a private block or key, which may hold spaces, is
+    masked to the end when cut), so a cut between words is safe, a word it would
+    split is dropped whole, and only a very long word is searched for secrets.
     """
     if len(text) <= limit:
         return text
+    if text[limit].isspace() or text[limit - 1].isspace():
+        return text[:limit]
+    space = max((m.start() for m in _SPACE.finditer(text, limit - _WORD, limit)), default=-1)
+    if space >= 0:
+        return text[: space + 1]
     window = text[: limit + _REACH]
     end, moved = limit, True
     while moved:

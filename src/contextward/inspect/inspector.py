@@ -61,7 +61,6 @@ class _Builder:
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
         self._seen: dict[str, Draft] = {}
-        self._sourced: dict[str, set[str]] = {}  # each draft's sources, for O(1) merging
 
     def add(
         self,
@@ -77,8 +76,9 @@ class _Builder:
         key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
         old = self._seen.get(key)
         if old is not None:
-            if message.id not in (sourced := self._sourced[key]):
-                sourced.add(message.id)
+            # Constant time per copy: a source repeats back to back (one message saying it
+            # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
+            if old.sources[-1] != message.id:
                 old.sources.append(message.id)
             if c.importance > old.importance or (
                 old.kind in ("tool_output", "transient")
@@ -103,7 +103,6 @@ class _Builder:
             item=item,
         )
         self._seen[key] = draft
-        self._sourced[key] = {message.id}
         self.drafts.append(draft)
         return draft
 
@@ -380,7 +379,7 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
         action=action,  # type: ignore[arg-type]
         critical=critical,
         reason=reason,
-        sources=tuple(d.sources),
+        sources=tuple(dict.fromkeys(d.sources)),
         supersedes=tuple(d.supersedes),
         superseded_by=d.superseded_by,
         position=d.position,

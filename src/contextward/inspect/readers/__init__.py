@@ -75,9 +75,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _whole(messages: Iterator[Message], skips: Skips) -> Iterator[Message]:
     """The messages with every lone surrogate replaced by U+FFFD, counted."""
     for message in messages:
+        # ASCII text (most of it) cannot hold one, and a str knows whether it is ASCII.
         if (
-            _SURROGATE.search(message.text)
-            or _SURROGATE.search(message.id)
+            (not message.text.isascii() and _SURROGATE.search(message.text))
+            or (not message.id.isascii() and _SURROGATE.search(message.id))
             or (message.tool_name and _SURROGATE.search(message.tool_name))
         ):
             skips.add("lone_surrogate_replaced")
