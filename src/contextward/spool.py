@@ -45,6 +45,7 @@ _HINTS = (
     "basic ", "secret", "token", "passw", "pwd", "api_key", "apikey", "api-key",
     "private", "credential", "auth", "key=", "key:", "key\"", "_key", "-key", "npm_",
     "pypi-", "hf_", "shpat", "sq0", "sg.", "dop_v1", "xapp", "ntn_", "lin_api", "glc_",
+    "-pass", "key-",  # the flag pattern (`--pass hunter2x`), mailgun keys
 )  # fmt: skip
 _LONG_RUN = 24
 

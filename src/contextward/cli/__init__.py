@@ -16,6 +16,8 @@ import click
 
 from .. import __version__
 from ..errors import ContextwardError
+from ..printable import one_line
+from ..redact import mask
 
 
 class _Group(click.Group):
@@ -47,6 +49,8 @@ class _Group(click.Group):
             _exit(1, "aborted")
         except KeyboardInterrupt:
             _exit(130, "interrupted")
+        except UnicodeError:  # a last guard: a stray byte that reached an encoder
+            _exit(2, "text that is not valid UTF-8 (in an argument, the environment or a file)")
         except OSError as exc:  # a full disk or a closed terminal under stdout
             _quiet_stdout()
             _exit(2, f"input/output error ({exc.strerror or type(exc).__name__})")
@@ -75,7 +79,8 @@ def _quiet_stdout() -> None:
 
 
 def _exit(code: int, message: str) -> NoReturn:
-    line = " ".join(message.split())
+    # An error may repeat an argument: never a secret or an escape sequence.
+    line = one_line(mask(message))
     click.echo(f"contextward: error: {line}", err=True)
     sys.exit(code)
 

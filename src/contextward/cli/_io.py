@@ -11,6 +11,10 @@ from typing import Any, BinaryIO
 
 import click
 
+from ..printable import printable
+from ..redact import mask
+from ..store.text import storable
+
 #: Exit code for usage, input or environment errors (DESIGN.md).
 EXIT_BAD_INPUT = 2
 
@@ -19,6 +23,23 @@ class BadInput(click.ClickException):
     """A problem with what the user gave us: one line on stderr, exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print human output: secrets masked, escape sequences and control characters gone
+    (stored text may hold anything a transcript, a commit subject or a note held)."""
+    click.echo(printable(mask(text)), err=err, nl=nl)
+
+
+def echo_json(data: Any) -> None:
+    """Print ``data`` as indented JSON (JSON escapes control characters itself)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def storable_value(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback: an argument's undecodable bytes (lone surrogates) become U+FFFD,
+    so a stray byte in an id cannot fail a write to the store."""
+    return storable(value) if isinstance(value, str) else value
 
 
 def require_stdio() -> None:
@@ -62,7 +83,7 @@ def read_text(path: str, *, what: str, limit: int | None = None) -> str:
     if limit is not None and len(data) > limit:
         raise BadInput(f"{what} {display_name(path)}: larger than {limit >> 20} MB")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # an editor's byte order mark is not content
     except UnicodeDecodeError as exc:
         raise BadInput(f"{what} {display_name(path)}: not UTF-8 text (byte {exc.start})") from None
 

@@ -12,13 +12,18 @@ import click
 
 from ..brief import BriefCaps, render_brief
 from ..store import Store, project_root, session_id_from_env
+from ._io import say, storable_value
 from ._store import config, errors, read_store
 
 
 @click.command("brief")
 @click.option("--since", "since", metavar="DIGEST", help="Print only if the digest changed.")
 @click.option(
-    "--session", "session_id", metavar="ID", help="Session (default: $CONTEXTWARD_SESSION_ID)."
+    "--session",
+    "session_id",
+    metavar="ID",
+    callback=storable_value,
+    help="Session (default: $CONTEXTWARD_SESSION_ID).",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print text, digest and hidden counts as JSON."
@@ -36,13 +41,13 @@ def command(since: str | None, session_id: str | None, as_json: bool) -> None:
         else:
             brief = render_brief(store, root=root, caps=caps, session_id=session)
     if since is not None and not brief.changed_since(since):
-        click.echo(f"brief unchanged (digest {brief.digest})", err=True)
+        say(f"brief unchanged (digest {brief.digest})", err=True)
         return
     if as_json:
         click.echo(json.dumps(brief.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(brief.text)
-        click.echo(f"digest: {brief.digest}")
+        say(brief.text)
+        say(f"digest: {brief.digest}")
 
 
 __all__ = ["command"]

@@ -14,7 +14,7 @@ from ..core import (
     VerificationReport,
     verify_context,
 )
-from ._io import BadInput, read_json, read_text
+from ._io import BadInput, read_json, read_text, say
 from .render import report_table
 
 VERIFIERS: dict[str, type[FactsVerifier] | type[LiteralVerifier]] = {
@@ -38,13 +38,15 @@ VERIFIERS: dict[str, type[FactsVerifier] | type[LiteralVerifier]] = {
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def command(snapshot_path: str, context_path: str, verifier: str, as_json: bool) -> None:
     """Check which snapshot items a context preserved. Exit 0 ok, 1 not ok, 2 bad input."""
+    if snapshot_path == "-" and context_path == "-":
+        raise BadInput("the snapshot and the context cannot both be standard input")
     snapshot = load_snapshot(snapshot_path)
     context = read_text(context_path, what="context")
     report = verify_context(snapshot, context, VERIFIERS[verifier]())
     if as_json:
         click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(report_table(snapshot, report))
+        say(report_table(snapshot, report))
     raise SystemExit(exit_code(report))
 
 

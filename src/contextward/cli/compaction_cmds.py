@@ -11,7 +11,7 @@ from ..brief.restore import RestorePlan, plan_restore, render_restore
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..store import Store, project_root
-from ._io import BadInput, display_name, open_input, read_text
+from ._io import BadInput, display_name, open_input, read_text, say
 from ._store import read_store
 from .inspect_io import FORMAT_OPTION
 from .render import report_table
@@ -45,7 +45,7 @@ def compact_test(transcript: str, summary_path: str, fmt: str | None, as_json: b
         }
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        click.echo(render_loop(taken, outcome, restore))
+        say(render_loop(taken, outcome, restore))
     raise SystemExit(0 if outcome.report.ok else 1)
 
 
@@ -93,7 +93,7 @@ def restore(as_json: bool) -> None:
     with read_store() as store:
         plan = plan_restore(store) if store is not None else RestorePlan((), None, False, {})
     if as_json:
-        click.echo(
+        say(
             json.dumps(
                 {
                     "schema_version": 1,
@@ -106,7 +106,7 @@ def restore(as_json: bool) -> None:
             )
         )
     else:
-        click.echo(render_restore(plan, max_chars=1_000_000) or "nothing to restore")
+        say(render_restore(plan, max_chars=1_000_000) or "nothing to restore")
     raise SystemExit(1 if plan.items else 0)
 
 

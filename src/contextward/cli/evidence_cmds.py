@@ -7,7 +7,6 @@ by the loop brake exits 1; no command or an unusable store exits 2.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -16,12 +15,8 @@ import click
 from ..guard.evidence import TIMEOUT_RANGE, VerifyResult, run_verified
 from ..guard.loops import NUDGE, open_loops
 from ..store import EvidenceRun, session_id_from_env
-from ._io import BadInput
+from ._io import BadInput, echo_json, say
 from ._store import config, errors, read_store, write_store
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _indent(text: str) -> str:
@@ -61,7 +56,7 @@ def verify_command(timeout_s: float | None, as_json: bool, command: tuple[str, .
             session_id=session_id_from_env(),
         )
     if as_json:
-        _echo_json(_result_json(result))
+        echo_json(_result_json(result))
     else:
         _print_result(result)
     sys.exit(0 if result.ok else 1)
@@ -80,26 +75,24 @@ def _print_result(result: VerifyResult) -> None:
     run = result.run
     if run is None:
         decision = result.decision
-        click.echo(
+        say(
             f"contextward verify refused · `{decision.streak_key}` · "
             f"{decision.prior_failures} prior failures"
         )
-        click.echo(f"Nudge: {NUDGE}.")
+        say(f"Nudge: {NUDGE}.")
         return
-    click.echo(
-        f"contextward verify {run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms"
-    )
-    click.echo(f"cmd: {run.command}")
-    click.echo("digest:")
-    click.echo(_indent(run.digest))
+    say(f"contextward verify {run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms")
+    say(f"cmd: {run.command}")
+    say("digest:")
+    say(_indent(run.digest))
     for line in result.explanation():
-        click.echo(line)
+        say(line)
     if run.verdict == "ok":
-        click.echo(f"Nudge: cite {run.id} when claiming success.")
+        say(f"Nudge: cite {run.id} when claiming success.")
     elif run.verdict == "untrusted":
-        click.echo("Nudge: this run is recorded, but its exit 0 is not evidence of success.")
+        say("Nudge: this run is recorded, but its exit 0 is not evidence of success.")
     else:
-        click.echo("Nudge: read the digest and change something before re-running.")
+        say("Nudge: read the digest and change something before re-running.")
 
 
 @click.command("evidence")
@@ -118,22 +111,20 @@ def evidence_command(limit: int, ev_id: str | None, as_json: bool) -> None:
         elif store is not None:
             runs = store.evidence.list(limit=limit)
     if as_json:
-        _echo_json([r.to_dict() for r in runs])
+        echo_json([r.to_dict() for r in runs])
         return
     if not runs:
-        click.echo("evidence: no runs yet")
+        say("evidence: no runs yet")
     for run in runs:
-        click.echo(
-            f"{run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms · {run.command}"
-        )
+        say(f"{run.id} · exit {run.exit_code} · {run.label} · {run.duration_ms}ms · {run.command}")
         if ev_id is not None:
-            click.echo(f"at: {run.created_at} · cwd: {run.cwd} · output {run.output_bytes} bytes")
+            say(f"at: {run.created_at} · cwd: {run.cwd} · output {run.output_bytes} bytes")
             for reason in run.reasons:
-                click.echo(f"why: {reason}")
-            click.echo("digest:")
-            click.echo(_indent(run.digest))
+                say(f"why: {reason}")
+            say("digest:")
+            say(_indent(run.digest))
         elif run.verdict != "ok" and run.digest:
-            click.echo(f"  last line: {run.digest.splitlines()[-1][:160]}")
+            say(f"  last line: {run.digest.splitlines()[-1][:160]}")
 
 
 @click.command("loops")
@@ -147,7 +138,7 @@ def loops_command(as_json: bool) -> None:
             loops = open_loops(store, threshold=cfg.loop_block_after)
     blocked = any(loop.blocked for loop in loops)
     if as_json:
-        _echo_json(
+        echo_json(
             [
                 {
                     "command": loop.streak_key,
@@ -160,16 +151,14 @@ def loops_command(as_json: bool) -> None:
             ]
         )
     elif not loops:
-        click.echo("loops: none")
+        say("loops: none")
     else:
-        click.echo(
-            f"loops: {len(loops)} failing command(s) (refused at attempt {cfg.loop_block_after})"
-        )
+        say(f"loops: {len(loops)} failing command(s) (refused at attempt {cfg.loop_block_after})")
         for loop in loops:
             state = "BLOCKED" if loop.blocked else "failing"
-            click.echo(f"  {state} `{loop.streak_key}` · {loop.failures} failure(s) in a row")
+            say(f"  {state} `{loop.streak_key}` · {loop.failures} failure(s) in a row")
         if blocked:
-            click.echo(f"Nudge: {NUDGE}.")
+            say(f"Nudge: {NUDGE}.")
     sys.exit(1 if blocked else 0)
 
 

@@ -8,12 +8,10 @@ worktree for ``diff`` or an unusable store: 2.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -23,12 +21,8 @@ from ..guard.orientation import orient
 from ..guard.preflight import preflight
 from ..guard.scope import EMPTY_TREE, ScopeReport, ScopeThresholds, audit_scope
 from ..store import Store, project_root, session_id_from_env
-from ._io import BadInput
+from ._io import BadInput, echo_json, say, storable_value
 from ._store import config, errors, read_store
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @contextmanager
@@ -56,9 +50,9 @@ def diff_command(baseline: str | None, as_json: bool) -> None:
     with errors():
         report = audit_scope(Path.cwd(), baseline=baseline, thresholds=thresholds)
     if as_json:
-        _echo_json(report.to_dict())
+        echo_json(report.to_dict())
     else:
-        click.echo(_diff_text(report))
+        say(_diff_text(report))
     sys.exit(0 if report.verdict == "ok" else 1)
 
 
@@ -98,14 +92,14 @@ def preflight_command(tools: tuple[str, ...], as_json: bool) -> None:
     cfg = config()
     result = preflight(tools or cfg.preflight_tools, cwd=Path.cwd())
     if as_json:
-        _echo_json(result.to_dict())
+        echo_json(result.to_dict())
     else:
         lines = [f"preflight: {result.verdict} ({result.elapsed_ms} ms)"]
         for tool in result.tools:
             lines.append(f"  {tool.status:<10}  {tool.name:<12}  {tool.version}".rstrip())
         lines.append(f"  {'ok' if result.worktree else 'missing':<10}  git worktree")
         lines.extend(f"problem: {p}" for p in result.problems)
-        click.echo("\n".join(lines))
+        say("\n".join(lines))
     sys.exit(0 if result.verdict == "ok" else 1)
 
 
@@ -114,6 +108,7 @@ def preflight_command(tools: tuple[str, ...], as_json: bool) -> None:
     "--session",
     "session_id",
     metavar="ID",
+    callback=storable_value,
     help="Session (default: $CONTEXTWARD_SESSION_ID, else all).",
 )
 @click.option(
@@ -140,7 +135,7 @@ def budget_command(
             window_tokens=window_tokens,
         )
     if as_json:
-        _echo_json(budget.to_dict())
+        echo_json(budget.to_dict())
     else:
         ctx = "unknown" if budget.context_pct is None else f"{budget.context_pct:.0f}%"
         lines = [
@@ -149,7 +144,7 @@ def budget_command(
             f"tool output: {budget.output_chars} chars in {budget.calls} calls",
         ]
         lines.extend(f"  {t.chars:>10}  {t.tool} ({t.calls}×)" for t in budget.top_tools)
-        click.echo("\n".join(lines))
+        say("\n".join(lines))
     sys.exit(1 if budget.watermark in ("warn", "high") else 0)
 
 
@@ -159,16 +154,20 @@ def orientation_command(as_json: bool) -> None:
     """A bounded digest of the repository: tree, languages, conventions files."""
     result = orient(project_root())
     if as_json:
-        _echo_json(result.to_dict())
+        echo_json(result.to_dict())
     else:
-        click.echo(result.text)
-        click.echo(f"digest: {result.digest}")
+        say(result.text)
+        say(f"digest: {result.digest}")
 
 
 @click.command("intent")
 @click.option("--limit", type=click.IntRange(0, 20), default=5, show_default=True)
 @click.option(
-    "--session", "session_id", metavar="ID", help="Only this session's prompts and notes."
+    "--session",
+    "session_id",
+    metavar="ID",
+    callback=storable_value,
+    help="Only this session's prompts and notes.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the view as JSON.")
 def intent_command(limit: int, session_id: str | None, as_json: bool) -> None:
@@ -176,7 +175,7 @@ def intent_command(limit: int, session_id: str | None, as_json: bool) -> None:
     with _store_or_empty() as store, errors():
         view = owner_intent(store, limit=limit, session_id=session_id)
     if as_json:
-        _echo_json(view.to_dict())
+        echo_json(view.to_dict())
         return
     counts = " · ".join(f"{kind} {n}" for kind, n in view.counts.items() if n)
     lines = [
@@ -186,7 +185,7 @@ def intent_command(limit: int, session_id: str | None, as_json: bool) -> None:
         lines.append(f"{item.kind} · {item.created_at[:19]} · {item.text} [{item.provenance}]")
     if not view.items:
         lines.append("nothing recorded yet")
-    click.echo("\n".join(lines))
+    say("\n".join(lines))
 
 
 commands = (budget_command, diff_command, intent_command, orientation_command, preflight_command)

@@ -11,7 +11,7 @@ import click
 
 from ..hosts import claude_install
 from ..store import project_root
-from ._io import BadInput
+from ._io import BadInput, say
 
 HOSTS = ("claude", "codex", "gemini")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -55,14 +55,14 @@ def install(host: str, scope: str, dry_run: bool) -> None:
     except claude_install.SettingsError as exc:
         raise BadInput(str(exc)) from None
     if dry_run:
-        click.echo(change.after, nl=False)
-        click.echo(f"(dry run: {path} not written)", err=True)
+        say(change.after, nl=False)
+        say(f"(dry run: {path} not written)", err=True)
         return
     claude_install.apply(change)
     claude_install.precompile()
     events = len(claude_install.HOOK_EVENTS)
     state = "updated" if change.changed else "already up to date"
-    click.echo(f"{path}: {state} ({events} hook events; your other settings are kept)")
+    say(f"{path}: {state} ({events} hook events; your other settings are kept)")
 
 
 @click.command("uninstall")
@@ -77,10 +77,10 @@ def uninstall(host: str, scope: str, dry_run: bool) -> None:
     except claude_install.SettingsError as exc:
         raise BadInput(str(exc)) from None
     if dry_run:
-        click.echo(change.after, nl=False)
+        say(change.after, nl=False)
         return
     claude_install.apply(change)
-    click.echo(f"{path}: {'hooks removed' if change.changed else 'no contextward hooks found'}")
+    say(f"{path}: {'hooks removed' if change.changed else 'no contextward hooks found'}")
 
 
 commands = (hook, install, uninstall)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..inspect import InspectError, snapshot_of
-from ._io import BadInput
+from ._io import BadInput, say
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, preview
 
 
@@ -29,5 +29,5 @@ def command(
         return
     for item in snapshot.items:
         mark = "critical" if item.critical else "        "
-        click.echo(f"{mark}  {item.kind:<11} {item.id:<24} {preview(item.content)}")
-    click.echo(f"\n{len(snapshot.items)} items, {sum(i.critical for i in snapshot.items)} critical")
+        say(f"{mark}  {item.kind:<11} {item.id:<24} {preview(item.content)}")
+    say(f"\n{len(snapshot.items)} items, {sum(i.critical for i in snapshot.items)} critical")

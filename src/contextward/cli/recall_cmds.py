@@ -15,6 +15,7 @@ import click
 
 from ..recall import DEFAULT_LIMIT, MAX_LIMIT, RecallIndex, RecallQuery, RecallResult, recall
 from ..state import recall_source
+from ._io import say
 from ._store import errors, read_store
 
 #: Importing the state package's source registers STATE.md decisions with recall.
@@ -76,7 +77,7 @@ def command(
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(render(result))
+        say(render(result))
     sys.exit(0 if result.hits else 1)
 
 

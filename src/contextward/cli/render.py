@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core import Snapshot, VerificationReport
 from ..printable import one_line
+from ..redact import mask
 
 _PREVIEW = 56
 
@@ -50,5 +51,5 @@ def report_table(snapshot: Snapshot, report: VerificationReport) -> str:
 
 
 def _preview(text: str) -> str:
-    flat = one_line(text)
+    flat = one_line(mask(text))  # masked before the cut, which could halve a secret
     return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 1] + "…"

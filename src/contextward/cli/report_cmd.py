@@ -9,7 +9,7 @@ import click
 
 from ..report import gather, render_page, render_summary
 from ..store import Store, project_root
-from ._io import BadInput
+from ._io import BadInput, say
 from ._store import config, read_store
 
 
@@ -35,8 +35,8 @@ def command(html_path: str | None) -> None:
         else:
             report = gather(found, root)
     if html_path is None:
-        click.echo(render_summary(report))
-        click.echo("page: contextward report --html report.html (self-contained, open it anywhere)")
+        say(render_summary(report))
+        say("page: contextward report --html report.html (self-contained, open it anywhere)")
         return
     page = render_page(report)
     if html_path == "-":
@@ -50,4 +50,4 @@ def command(html_path: str | None) -> None:
         raise BadInput(
             f"--html {html_path}: cannot be written ({exc.strerror or 'I/O error'})"
         ) from None
-    click.echo(f"written: {html_path}")
+    say(f"written: {html_path}")

@@ -29,7 +29,7 @@ from ..state import append_log as append_log_entry
 from ..state.task import task_folder
 from ..store import Store, project_root, session_id_from_env
 from ..store.config import load_config
-from ._io import BadInput
+from ._io import BadInput, say
 
 
 @contextmanager
@@ -73,7 +73,7 @@ def checkpoint_command(**values: str | None) -> None:
         checkpoint(values, project=project)
     given = [name for name, value in values.items() if value is not None]
     what = ", ".join(given) if given else "no fields changed"
-    click.echo(f"checkpoint written to {project.relative(project.state_path)} ({what})")
+    say(f"checkpoint written to {project.relative(project.state_path)} ({what})")
 
 
 @click.command("decide")
@@ -86,7 +86,7 @@ def decide_command(text: str, rejected: bool, why: str | None) -> None:
     with _errors():
         record_decision(text, rejected=rejected, why=why, project=project)
     kind = "rejected approach" if rejected else "decision"
-    click.echo(f"{kind} recorded in {project.relative(project.state_path)}")
+    say(f"{kind} recorded in {project.relative(project.state_path)}")
 
 
 @click.command("log")
@@ -96,7 +96,7 @@ def log_command(text: str) -> None:
     project = _project()
     with _errors():
         append_log_entry(text, project=project)
-    click.echo(f"log entry added to {project.relative(project.state_path)}")
+    say(f"log entry added to {project.relative(project.state_path)}")
 
 
 @click.command("load")
@@ -106,7 +106,7 @@ def load_command(task: str) -> None:
     project = _project()
     with _errors():
         summary = load_task(project, task)
-    click.echo(render_summary(summary))
+    say(render_summary(summary))
 
 
 @click.command("state")
@@ -129,7 +129,7 @@ def state_command(as_json: bool) -> None:
         payload = {"schema_version": 1, "text": text, "tokens": estimate_tokens(text)}
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        click.echo(text)
+        say(text)
 
 
 #: Registered by ``contextward.cli`` (this module has several commands).

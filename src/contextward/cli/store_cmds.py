@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
 
+from ..redact import mask
 from ..store import JOURNAL_TYPES, JournalEntry, project_root, session_id_from_env
 from ..store.contract import add_constraint, load_contract, remove_constraint
 from ..store.doctor import diagnose
 from ..store.export import export_rows
+from ..store.paths import store_dir
 from ..store.setup import initialise
-from ._io import BadInput
+from ._io import BadInput, echo_json, say
 from ._store import config, errors, read_store, write_store
-
-
-def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -37,18 +36,18 @@ def init_command() -> None:
 
     with errors():
         result = initialise()
-    click.echo(f"contextward store at {result.root / '.contextward'}")
+    say(f"contextward store at {result.root / '.contextward'}")
     with write_store(config(quiet=True)) as store:
         try:
             adopted = adopt_journal_decisions(store, StateProject.open(result.root))
         except StateError as exc:
             raise BadInput(str(exc)) from None
     if adopted:
-        click.echo(f"  moved {adopted} owner decision(s) from the journal to STATE.md")
+        say(f"  moved {adopted} owner decision(s) from the journal to STATE.md")
     for name in result.created:
-        click.echo(f"  created {name}")
+        say(f"  created {name}")
     for name in result.kept:
-        click.echo(f"  kept    {name}")
+        say(f"  kept    {name}")
 
 
 @click.command("status")
@@ -62,7 +61,7 @@ def status_command(as_json: bool) -> None:
         data = project_status(project_root(), cfg)
     blocked = data.pop("blocked")
     if as_json:
-        _echo_json(data)
+        echo_json(data)
     else:
         _print_status(data)
     sys.exit(1 if blocked or cfg.warnings else 0)
@@ -75,33 +74,33 @@ def _print_status(data: dict[str, Any]) -> None:
         f"{counts['personal']} personal · {counts['project']} project)"
     )
     if data["store"] is None:
-        click.echo("contextward status · no store yet (run `contextward init`)")
-        click.echo(contract)
+        say("contextward status · no store yet (run `contextward init`)")
+        say(contract)
         return
     journal = data["journal"]
-    click.echo(f"contextward status · schema {data['store']['schema_version']}")
-    click.echo(
+    say(f"contextward status · schema {data['store']['schema_version']}")
+    say(
         f"journal: {journal['total']} entries (owner {journal['owner']} · agent {journal['agent']})"
         f" · prompts {data['prompts']}"
     )
     last = data["evidence"]["last"]
     if last is None:
-        click.echo("evidence: no runs yet")
+        say("evidence: no runs yet")
     else:
         label = "ok" if last["verdict"] == "ok" else last["verdict"].upper()
-        click.echo(
+        say(
             f"evidence: {data['evidence']['runs']} runs · last {last['id']} exit "
             f"{last['exit_code']} {label} {last['duration_ms']}ms `{_short(last['command'], 60)}`"
         )
     loops = data["loops"]
     if not loops:
-        click.echo("loops: none")
+        say("loops: none")
     for loop in loops:
         state = "BLOCKED" if loop["blocked"] else "failing"
-        click.echo(f"loops: {state} `{_short(loop['command'], 60)}` ({loop['failures']} failures)")
-    click.echo(contract)
+        say(f"loops: {state} `{_short(loop['command'], 60)}` ({loop['failures']} failures)")
+    say(contract)
     if data["config_warnings"]:
-        click.echo(f"config: {data['config_warnings']} warning(s); see `contextward doctor`")
+        say(f"config: {data['config_warnings']} warning(s); see `contextward doctor`")
 
 
 @click.group("contract")
@@ -115,18 +114,18 @@ def contract_list(as_json: bool) -> None:
     """Every constraint in force, seeds first."""
     contract = load_contract(project_root())
     for problem in contract.problems:
-        click.echo(f"contextward: warning: {problem}", err=True)
+        say(f"contextward: warning: {problem}", err=True)
     if as_json:
-        _echo_json(
+        echo_json(
             [
-                {"id": c.id, "text": c.text, "layer": c.layer, "provenance": c.provenance}
+                {"id": c.id, "text": mask(c.text), "layer": c.layer, "provenance": c.provenance}
                 for c in contract.constraints
             ]
         )
         return
     for c in contract.constraints:
         origin = c.layer if c.trusted else f"{c.layer}, agent (unverified)"
-        click.echo(f"{c.id} [{origin}] {c.text}")
+        say(f"{c.id} [{origin}] {c.text}")
 
 
 @contract_group.command("add")
@@ -142,7 +141,7 @@ def contract_add(text: str, personal: bool, constraint_id: str | None) -> None:
             layer="personal" if personal else "project",
             constraint_id=constraint_id,
         )
-    click.echo(f"added {row.id} to the {'personal' if personal else 'project'} layer")
+    say(f"added {row.id} to the {'personal' if personal else 'project'} layer")
 
 
 @contract_group.command("remove")
@@ -154,7 +153,7 @@ def contract_remove(constraint_id: str, personal: bool) -> None:
         row = remove_constraint(
             project_root(), constraint_id, layer="personal" if personal else "project"
         )
-    click.echo(f"removed {row.id} from the {'personal' if personal else 'project'} layer")
+    say(f"removed {row.id} from the {'personal' if personal else 'project'} layer")
 
 
 @click.command("note")
@@ -172,12 +171,12 @@ def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
         except StateError as exc:
             raise BadInput(str(exc)) from None
     if noted.home == "state":
-        click.echo("noted decision in STATE.md (owner)")
+        say("noted decision in STATE.md (owner)")
         return
     tag_text = f" [{','.join(noted.tags)}]" if noted.tags else ""
-    click.echo(f"noted {noted.ref} {noted.type}{tag_text} (owner)")
+    say(f"noted {noted.ref} {noted.type}{tag_text} (owner)")
     for hint in noted.hints:
-        click.echo(f"hint: {hint}")
+        say(f"hint: {hint}")
 
 
 @click.command("journal")
@@ -192,14 +191,14 @@ def journal_command(limit: int, type_: str | None, tags: tuple[str, ...], as_jso
         if store is not None:
             entries = store.journal.list(limit=limit, type=type_, tags=tags)
     if as_json:
-        _echo_json([e.to_dict() for e in entries])
+        echo_json([e.to_dict() for e in entries])
         return
     if not entries:
-        click.echo("journal: no entries")
+        say("journal: no entries")
     for e in entries:
         who = "owner" if e.trusted else "agent (unverified)"
         tag_text = f" [{','.join(e.tags)}]" if e.tags else ""
-        click.echo(
+        say(
             f"{e.id} · {e.created_at[:16].replace('T', ' ')} · {e.type} · {who} · {e.text}{tag_text}"
         )
 
@@ -210,7 +209,7 @@ def doctor_command(as_json: bool) -> None:
     """Check the store, configuration and contract; say what is wrong. Exit 1 on a problem."""
     report = diagnose()
     if as_json:
-        _echo_json(
+        echo_json(
             {
                 "ok": report.ok,
                 "findings": [
@@ -221,8 +220,8 @@ def doctor_command(as_json: bool) -> None:
         )
     else:
         for f in report.findings:
-            click.echo(f"{f.level:<7} {f.code}: {f.message}")
-        click.echo("doctor: ok" if report.ok else "doctor: problems found")
+            say(f"{f.level:<7} {f.code}: {f.message}")
+        say("doctor: ok" if report.ok else "doctor: problems found")
     sys.exit(0 if report.ok else 1)
 
 
@@ -236,6 +235,11 @@ def export_command(output: str) -> None:
     with read_store(config()) as store:
         if store is None:
             raise BadInput("no store yet (run `contextward init`)")
+        if output != "-" and store.root is not None:
+            inside = store_dir(store.root).resolve()
+            if Path(output).resolve().is_relative_to(inside):
+                # Opening the database (or its journal) for writing would truncate it.
+                raise BadInput(f"export {output}: is inside the store; write it elsewhere")
         try:
             handle = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
@@ -247,7 +251,7 @@ def export_command(output: str) -> None:
         finally:
             if handle is not sys.stdout:
                 handle.close()
-    click.echo(f"exported {count} rows", err=True)
+    say(f"exported {count} rows", err=True)
 
 
 commands = (

@@ -91,8 +91,16 @@ def digest_of(spool: IO[bytes], size: int, chars: int) -> str:
     """The last ``chars`` characters of the spooled output, cleaned and masked."""
     window = max(chars * 8, 65_536)
     spool.seek(max(0, size - window))
+    text = spool.read(window).decode("utf-8", errors="replace")
+    if size > window:
+        # The window may start inside a secret, whose tail no mask recognises: start it
+        # at the first line (or word) boundary instead.
+        cut = text.find("\n")
+        if cut < 0:
+            cut = next((i for i, ch in enumerate(text) if ch.isspace()), len(text))
+        text = text[cut + 1 :]
     # Mask before cutting, so a secret straddling the cut cannot survive half-masked.
-    text = mask(strip_ansi(spool.read(window).decode("utf-8", errors="replace")).strip())
+    text = mask(strip_ansi(text).strip())
     if len(text) > chars or size > window:
         text = "…" + text[-(chars - 1) :]
     return text

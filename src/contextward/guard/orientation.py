@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..redact import mask
+from ..store.text import storable
 
 __all__ = ["CONVENTION_FILES", "ConventionFile", "Orientation", "OrientationLimits", "orient"]
 
@@ -164,7 +165,13 @@ def orient(root: Path, *, limits: OrientationLimits | None = None) -> Orientatio
         found for name in CONVENTION_FILES if (found := _convention(root, name, limits)) is not None
     )
     result = Orientation(
-        root.resolve().name, git, len(paths), tree, tuple(languages), conventions, tuple(capped)
+        storable(root.resolve().name),
+        git,
+        len(paths),
+        tree,
+        tuple(languages),
+        conventions,
+        tuple(capped),
     )
     text = render(result)
     return replace(result, text=text, digest=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])

@@ -269,11 +269,12 @@ class Bridge:
         if (
             isinstance(raw, bool)
             or not isinstance(raw, int | float)
-            or not math.isfinite(raw)
+            or (isinstance(raw, float) and not math.isfinite(raw))
             or raw <= 0
         ):
             raise OperationError("invalid_request", "timeout_ms must be a positive number")
-        return min(raw / 1000.0, self._max_timeout)
+        # Capped before dividing: an integer of 400 digits is no float.
+        return min(raw, self._max_timeout * 1000.0) / 1000.0
 
     def _work(self, generation: int) -> None:
         """Run queued requests in arrival order until this worker is retired."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any, Final, Literal
 
+from ..store.text import encodable
 from .bridge_errors import BridgeError
 
 #: The only protocol version this bridge speaks.
@@ -92,6 +93,9 @@ def parse_frame(data: bytes) -> Frame:
         raise BridgeError("bad_frame", "frame is not valid JSON (too deep or not finite)") from None
     if not isinstance(value, dict):
         raise BridgeError("bad_frame", f"frame is a JSON {_json_kind(value)}, not an object")
+    if "\\u" in text and not encodable(value):
+        # "\ud800" alone decodes to half a surrogate pair: nothing could store or answer it.
+        raise BridgeError("bad_frame", "frame holds an unpaired surrogate escape (\\ud800-\\udfff)")
     return validate_frame(value)
 
 

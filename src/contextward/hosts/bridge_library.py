@@ -125,8 +125,8 @@ def check_summary(request: Mapping[str, Any], context: OperationContext) -> dict
     if not isinstance(summary, str):
         raise OperationError("invalid_request", "field 'summary' must be a string")
     seq = request.get("snapshot_seq")
-    if seq is not None and type(seq) is not int:
-        raise OperationError("invalid_request", "field 'snapshot_seq' must be an integer")
+    if seq is not None and (type(seq) is not int or not 0 <= seq < 2**63):
+        raise OperationError("invalid_request", "field 'snapshot_seq' must be a 64-bit integer")
     session_id = _session(request)
     with Store.open(project_root()) as store:
         record = store.snapshots.get(seq) if seq is not None else None
@@ -267,8 +267,8 @@ def command_outcome(request: Mapping[str, Any], context: OperationContext) -> di
     """Record how a shell command ended, so the loop brake sees failing streaks."""
     command = _text(request, "command")
     exit_code = request.get("exit_code")
-    if type(exit_code) is not int:
-        raise OperationError("invalid_request", "field 'exit_code' must be an integer")
+    if type(exit_code) is not int or not -(2**63) <= exit_code < 2**63:  # SQLite's INTEGER
+        raise OperationError("invalid_request", "field 'exit_code' must be a 64-bit integer")
     with Store.open(project_root()) as store:
         attempt = record_outcome(
             store, command, exit_code, source="bridge", session_id=_session(request)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsutil import atomic_write_text
+from ..store.text import encodable
 
 #: The file that runs a hook with ``python -S`` (no site import: a faster start).
 ENTRY_SCRIPT = Path(__file__).with_name("hook_entry.py")
@@ -122,7 +123,7 @@ def precompile() -> bool:
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte order mark is fine
     except FileNotFoundError:
         return None, {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -139,6 +140,9 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
         raise SettingsError(f"{path}: not JSON this tool can read; fix it first") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: settings must be a JSON object")
+    if "\\u" in text and not encodable(data):
+        # "\ud800" alone: the file could not be written back as UTF-8.
+        raise SettingsError(f"{path}: holds an unpaired surrogate escape (\\ud800); fix it first")
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
         raise SettingsError(f"{path}: 'hooks' is not an object of lists; fix it first")

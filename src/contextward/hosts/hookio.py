@@ -30,9 +30,11 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
     if len(data) > MAX_PAYLOAD:
         raise PayloadError(f"payload larger than {MAX_PAYLOAD} bytes")
     try:
-        payload = json.loads(data.decode("utf-8"))
+        payload = json.loads(data.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError, huge ints
-        raise PayloadError("payload is not UTF-8 JSON") from None
+        raise PayloadError(
+            "payload is not JSON this hook can read (UTF-8, no huge numbers)"
+        ) from None
     if not isinstance(payload, dict) or not isinstance(payload.get("hook_event_name"), str):
         raise PayloadError("payload has no hook_event_name")
     return payload

@@ -129,15 +129,17 @@ def validate(name: str, value: object) -> tuple[object | None, str | None]:
 def _read_layer(path: Path, label: str, warnings: list[str]) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            # An editor's byte order mark is not TOML, but it is not the owner's mistake.
+            return tomllib.loads(handle.read().removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except FileNotFoundError:
         return {}
     except tomllib.TOMLDecodeError as exc:
         warnings.append(f"{label} config {path.name}: not valid TOML ({exc}); ignored")
-    except (UnicodeDecodeError, RecursionError):
-        # tomllib lets these through for non-UTF-8 bytes and absurd nesting.
+    except (ValueError, RecursionError):
+        # Not UTF-8, absurd nesting, or an integer of more digits than Python converts.
         warnings.append(
-            f"{label} config {path.name}: not valid TOML (not UTF-8 or nested too deeply); ignored"
+            f"{label} config {path.name}: not valid TOML (not UTF-8, nested too deeply or a "
+            "number too long); ignored"
         )
     except OSError as exc:
         warnings.append(f"{label} config {path.name}: unreadable ({exc.strerror}); ignored")

@@ -106,6 +106,9 @@ def normalize_tags(tags: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...
     notes: list[str] = []
     for raw in tags:
         for part in raw.split(","):
+            if mask(part) != part:
+                notes.append("a tag that looked like a secret was left out")
+                continue
             tag = "".join(
                 ch for ch in part.strip().lstrip("#").lower().replace(" ", "-") if _tag_char(ch)
             )[:MAX_TAG_LENGTH]

@@ -82,13 +82,18 @@ class Prompts:
     def _row(
         self, text: str, session_id: str | None, prompt_id: str | None, created_at: str | None
     ) -> tuple[str, str | None, str, str]:
-        body = mask(storable(text)).strip()
+        # A hook payload's "\ud800" decodes to a lone surrogate, which SQLite cannot store.
+        text = storable(text)
+        session_id = storable(session_id) if session_id is not None else None
+        prompt_id = storable(prompt_id) if prompt_id is not None else None
+        body = mask(text).strip()
         if not body:
             raise InputError("the prompt is empty", code="empty_text")
         if len(body) > MAX_PROMPT:
             body = body[: MAX_PROMPT - 1] + "…"
         key = prompt_key(text, session_id=session_id, prompt_id=prompt_id)
-        return (created_at or self.store.clock(), session_id, key, body)
+        created = storable(created_at) if created_at is not None else self.store.clock()
+        return (created, session_id, key, body)
 
     def _insert(
         self, conn: sqlite3.Connection, row: tuple[str, str | None, str, str]

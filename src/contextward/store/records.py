@@ -29,7 +29,7 @@ SESSION_ENV = "CONTEXTWARD_SESSION_ID"
 
 def session_id_from_env(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
-    value = env.get(SESSION_ENV, "").strip()
+    value = storable(env.get(SESSION_ENV, "").strip())  # a stray byte in the environment
     return value or None
 
 

@@ -5,6 +5,8 @@ Must never: change text that is already valid (the common case returns it as is)
 
 from __future__ import annotations
 
+import json
+
 
 def storable(text: str) -> str:
     """``text`` with lone surrogates (undecodable bytes from argv or files) replaced.
@@ -24,4 +26,13 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-__all__ = ["storable"]
+def encodable(value: object) -> bool:
+    """Whether JSON-like ``value`` holds no lone surrogate (JSON's "\\ud800" decodes to one)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+__all__ = ["encodable", "storable"]

@@ -1,0 +1,256 @@
+"""Hostile input to the store, guard, bridge and host commands (an audit of everything but
+inspection): each case was a traceback, a wedged store, a destroyed store, a secret printed
+or an escape sequence reaching the terminal before it was fixed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contextward.cli import main
+from contextward.hosts.claude_install import ENTRY_SCRIPT
+from contextward.spool import may_hold_secret
+from contextward.store import Store
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
+SRC = str(Path(__file__).parents[1] / "src")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    return root
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def process(
+    args: list[str | bytes], cwd: Path, env: dict[str, str | bytes] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The real command line (argv and environment may carry bytes that are not UTF-8)."""
+    full = {**os.environ, "PYTHONPATH": SRC, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "contextward", *args],
+        cwd=cwd,
+        env=full,  # type: ignore[arg-type]
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def hook(project: Path, payload: str) -> None:
+    subprocess.run(
+        [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+        input=payload.encode(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+
+
+def bridge(project: Path, *frames: str) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "contextward", "bridge", "--stdio"],
+        input="".join(frame + "\n" for frame in frames).encode(),
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert b"Traceback" not in done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def request(rid: str, operation: str, **fields: str) -> str:
+    body = ",".join(f'"{key}":{value}' for key, value in fields.items())
+    head = f'{{"protocol_version":1,"type":"request","request_id":"{rid}","operation":"{operation}"'
+    return head + ("," + body if body else "") + "}"
+
+
+# --- a store that must keep working ---------------------------------------------------------
+
+
+def test_a_spooled_prompt_with_a_lone_surrogate_does_not_wedge_the_store(project: Path) -> None:
+    assert run("init")[0] == 0
+    start = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(project)}
+    hook(project, json.dumps({**start, "source": "startup"}))
+    prompt = (
+        '{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"'
+        + str(project)
+        + '","prompt":"please fix the build","prompt_id":"\\ud800"}'
+    )
+    hook(project, prompt)
+    for args in (["status"], ["doctor"], ["note", "note", "still works"]):
+        code, _, err = run(*args)
+        assert code == 0 and "Traceback" not in err, args
+    with Store.open(project) as store:
+        assert [p.text for p in store.prompts.list(limit=5)] == ["please fix the build"]
+
+
+def test_an_export_into_the_store_is_refused_and_the_store_kept(project: Path) -> None:
+    run("init")
+    run("note", "note", "keep me")
+    code, _, err = run("export", "-o", ".contextward/contextward.db")
+    assert code == 2 and "is inside the store" in err
+    assert "keep me" in run("journal")[1]
+
+
+def test_bytes_that_are_not_utf8_in_a_session_id_are_stored_replaced(project: Path) -> None:
+    run("init")
+    done = process(["note", "note", "hello"], project, {"CONTEXTWARD_SESSION_ID": b"s\xff"})
+    assert done.returncode == 0, done.stderr
+    for args in (["intent", "--session", b"s\xff"], ["brief", "--session", b"s\xff"]):
+        done = process(list(args), project)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, args
+
+
+def test_a_config_number_too_long_is_a_warning_and_a_byte_order_mark_is_fine(
+    project: Path,
+) -> None:
+    run("init")
+    config = project / ".contextward" / "config.toml"
+    config.write_text(f"retention_journal = {'9' * 5000}\n")
+    code, _, err = run("status")  # exit 1: a warning stands
+    assert code == 1 and "number too long" in err and "Traceback" not in err
+    config.write_bytes(b"\xef\xbb\xbfretention_journal = 300\n")
+    assert "warning" not in run("doctor")[1]
+
+
+def test_claude_settings_with_a_lone_surrogate_are_refused_in_one_line(project: Path) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"env": {"X": "\\ud800"}}')
+    code, _, err = run("install", "claude")
+    assert code == 2 and err.count("\n") == 1 and "unpaired surrogate" in err
+    assert settings.read_text() == '{"env": {"X": "\\ud800"}}'
+    settings.write_bytes(b'\xef\xbb\xbf{"model": "x"}')
+    assert run("install", "claude")[0] == 0
+    assert json.loads(settings.read_text())["model"] == "x"
+
+
+def test_orientation_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    folder = os.fsencode(tmp_path) + b"/r\xff"
+    os.mkdir(folder)
+    subprocess.run(["git", "init", "-q", folder], check=True)
+    done = process(["orientation"], Path(os.fsdecode(folder)))
+    assert done.returncode == 0 and done.stdout.startswith(b"orientation: r\xef\xbf\xbd")
+
+
+# --- the bridge keeps answering ---------------------------------------------------------------
+
+
+def test_the_bridge_answers_bad_values_and_goes_on(project: Path) -> None:
+    frames = bridge(
+        project,
+        request("\\ud800", "ping"),
+        request("a", "command_outcome", command='"make"', exit_code="1" + "0" * 30),
+        request("b", "ping", timeout_ms="1" + "0" * 400),
+        request("c", "ping"),
+    )
+    assert frames[0]["code"] == "bad_frame" and "surrogate" in str(frames[0]["error"])
+    assert (frames[1]["request_id"], frames[1]["code"]) == ("a", "invalid_request")
+    assert [f["request_id"] for f in frames[2:]] == ["b", "c"]
+    assert all(f["ok"] for f in frames[2:])
+
+
+# --- secrets --------------------------------------------------------------------------------
+
+
+def test_a_verify_digest_never_starts_inside_a_secret(project: Path) -> None:
+    run("init")
+    script = project / "gen.py"
+    script.write_text(
+        "import sys\n"
+        f"secret = {TOKEN!r}\n"
+        "out = sys.stdout.buffer\n"
+        "out.write(b'build log: token ' + secret.encode() + b'\\n')\n"
+        "tail = b'\\nError: the build failed\\n'\n"
+        "filler = 65536 - (len(secret) + 1) + 20 - len(tail)\n"
+        # Colour codes the digest strips: what is left of the window is the token's tail.
+        "out.write(b'\\x1b[0m' * (filler // 4) + b' ' * (filler % 4) + tail)\n"
+    )
+    code, out, _ = run("verify", "--", f"{sys.executable} gen.py; exit 1")
+    assert code == 1 and "the build failed" in out
+    exported = subprocess.run(
+        [sys.executable, "-m", "contextward", "export"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert TOKEN[-12:] not in out + exported
+
+
+def test_secrets_are_masked_in_tags_refusals_contracts_tables_and_errors(
+    project: Path,
+) -> None:
+    run("init")
+    code, out, err = run("note", "note", "hello", "--tag", TOKEN)
+    assert code == 0 and "looked like a secret" in out + err
+    assert TOKEN[:12] not in run("journal")[1] + run("journal", "--json")[1]
+    (project / ".contextward" / "contract.md").write_text(f"- deploy with token {TOKEN}\n")
+    for args in (["contract", "list"], ["contract", "list", "--json"]):
+        assert TOKEN not in run(*args)[1], args
+    for _ in range(3):
+        run("verify", "--", f"GH={TOKEN} false")
+    code, out, _ = run("verify", "--", f"GH={TOKEN} false")
+    assert "refused" in out and TOKEN not in out
+    code, _, err = run("evidence", "--id", f"{TOKEN}\x1b]0;owned\x07")
+    assert code == 2 and TOKEN not in err and "\x1b" not in err and err.count("\n") == 1
+
+
+def test_the_check_table_masks_before_it_cuts(project: Path, tmp_path: Path) -> None:
+    snapshot = {
+        "schemaVersion": 1,
+        "items": [
+            {
+                "id": "c-1",
+                "kind": "constraint",
+                "content": f"The deploy key is {TOKEN}; keep it",
+                "critical": True,
+            }
+        ],
+    }
+    path = tmp_path / "snap.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(snapshot).encode())  # a BOM is fine
+    context = tmp_path / "context.md"
+    context.write_text("nothing\n")
+    code, out, err = run("check", "--snapshot", str(path), "--context", str(context))
+    assert code == 1 and "c-1" in out and TOKEN[:10] not in out
+    code, _, err = run("check", "--snapshot", "-", "--context", "-")
+    assert code == 2 and "both be standard input" in err
+
+
+def test_a_short_password_flag_takes_the_hooks_masking_path() -> None:
+    assert may_hold_secret("run it with --pass hunter2x please")
+
+
+# --- what reaches the terminal ----------------------------------------------------------------
+
+
+def test_stored_text_reaches_the_terminal_without_escapes(project: Path) -> None:
+    run("init")
+    hostile = "title \x1b]0;pwned\x07 clear \x1b[2J bell \x07 cr \r flip \u202e done"
+    assert run("note", "note", hostile)[0] == 0
+    for args in (["journal"], ["recall", "title"], ["brief"], ["status"]):
+        code, out, _ = run(*args)
+        assert code == 0, args
+        assert not any(ch in out for ch in "\x1b\x07\r\u202e"), args
+    assert "title clear" in run("journal")[1].replace("  ", " ")
