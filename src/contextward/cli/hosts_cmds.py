@@ -78,6 +78,7 @@ def uninstall(host: str, scope: str, dry_run: bool) -> None:
         raise BadInput(str(exc)) from None
     if dry_run:
         say(change.after, nl=False)
+        say(f"(dry run: {path} not written)", err=True)
         return
     claude_install.apply(change)
     say(f"{path}: {'hooks removed' if change.changed else 'no contextward hooks found'}")
