@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from contextward.cli import main
@@ -20,17 +19,6 @@ from contextward.store import Store
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
 SRC = str(Path(__file__).parents[1] / "src")
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
-    return root
 
 
 def run(*args: str) -> tuple[int, str, str]:

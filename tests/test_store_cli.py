@@ -14,17 +14,6 @@ from contextward.cli import main
 from contextward.store import Store, database_path
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / ".git").mkdir()
-    monkeypatch.chdir(root)
-    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
-    return root
-
-
 def run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args))
     return result.exit_code, result.stdout, result.stderr
