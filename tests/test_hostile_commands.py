@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from contextward.cli import main
@@ -242,3 +243,123 @@ def test_stored_text_reaches_the_terminal_without_escapes(project: Path) -> None
         assert code == 0, args
         assert not any(ch in out for ch in "\x1b\x07\r\u202e"), args
     assert "title clear" in run("journal")[1].replace("  ", " ")
+
+
+# --- hooks and the MCP server (a third audit) -------------------------------------------
+
+
+def test_a_fifo_named_as_a_transcript_never_hangs_a_hook(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    fifo = tmp_path / "rollout.jsonl"
+    os.mkfifo(fifo)
+    base = {"session_id": "s1", "cwd": str(tmp_path), "transcript_path": str(fifo)}
+    cases = [
+        ("codex", {"hook_event_name": "PreCompact", "trigger": "auto"}),
+        ("codex", {"hook_event_name": "PostCompact", "trigger": "auto"}),
+        (
+            "codex",
+            {
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_use_id": "c1",
+                "tool_input": {"command": "make test"},
+                "tool_response": "done",
+            },
+        ),
+        ("claude", {"hook_event_name": "PreCompact", "trigger": "auto"}),
+    ]
+    for host, fields in cases:
+        done = subprocess.run(  # a hang is a TimeoutExpired: the test fails
+            [sys.executable, "-m", "contextward", "hook", host],
+            input=json.dumps({**base, **fields}).encode(),
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": SRC, "HOME": str(tmp_path / "home")},
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, (host, fields)
+
+
+def test_pre_compact_reads_the_end_of_a_huge_transcript(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextward.hosts import hooks
+    from test_hosts_claude import fire, transcript
+
+    monkeypatch.setattr(hooks, "TRANSCRIPT_TAIL", 4000)
+    turns = [("user", "Never deploy on Fridays.")]
+    turns += [("assistant", f"Looked at module {n} of the billing service.") for n in range(40)]
+    turns += [("user", "Never push to main; open a PR instead.")]
+    path = transcript(project / "t.jsonl", turns)
+    assert path.stat().st_size > 4000
+    code, guidance, _ = fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    assert code == 0 and "Never push to main; open a PR instead." in guidance
+    assert "Never deploy on Fridays." not in guidance
+
+
+def test_codex_keeps_the_snapshot_when_the_transcript_path_is_unusable(project: Path) -> None:
+    import io
+
+    from contextward.hosts import codex
+
+    for bad in ("a\x00b", "\ud800"):
+        payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "PreCompact"}
+        data = json.dumps({**payload, "transcript_path": bad, "trigger": "auto"}).encode()
+        err = io.StringIO()
+        assert codex.run(io.BytesIO(data), io.StringIO(), err, env={}) == 0
+        assert "failed" not in err.getvalue(), bad
+    with Store.open(project) as store:
+        assert len(store.snapshots.list()) == 2
+
+
+def test_ids_a_hook_payload_carries_are_stored_repaired_and_never_as_secrets(
+    project: Path,
+) -> None:
+    import io
+
+    from contextward.hosts import claude_code
+
+    secret_session = TOKEN
+    for sid, prompt_id in ((secret_session, "p1"), ("x\ud800", "password=hunter2xyz")):
+        payload = {
+            "session_id": sid,
+            "cwd": str(project),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "please fix the build",
+            "prompt_id": prompt_id,
+        }
+        err = io.StringIO()
+        code = claude_code.run(io.BytesIO(json.dumps(payload).encode()), io.StringIO(), err, env={})
+        assert code == 0 and "failed" not in err.getvalue(), sid
+    raw = (project / ".contextward" / "contextward.db").read_bytes()
+    assert TOKEN.encode() not in raw and b"hunter2xyz" not in raw
+    with Store.open(project) as store:
+        assert len(store.prompts.list(limit=10)) == 2
+
+
+@pytest.mark.anyio
+async def test_mcp_errors_never_repeat_a_secret_or_an_unknown_tool_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp import Client
+
+    from contextward.hosts.mcp import build_server
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.setenv("CONTEXTWARD_PROJECT_DIR", str(tmp_path))
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "personal"))
+    async with Client(build_server()) as client:
+        for name, args in (
+            ("load", {"task": f"{TOKEN}\x1b]0;x\x07"}),
+            ("recall", {"query": "x", "type": TOKEN}),
+            (TOKEN, {}),
+        ):
+            result = await client.call_tool(name, args)
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert result.is_error and TOKEN not in text and "\x1b" not in text, name
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -1,4 +1,5 @@
-"""Atomic writes of user-visible files (settings, STATE.md, config).
+"""Atomic writes of user-visible files (settings, STATE.md, config), and opening a
+file a host names without hanging on it.
 
 A leaf module: stdlib only. A write goes to a temporary file in the same
 folder, is flushed and fsynced, then renamed over the target, so a reader or
@@ -12,8 +13,31 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["atomic_write_bytes", "atomic_write_text"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "open_regular"]
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for binary reading if it is a regular file, else ``OSError``.
+
+    Opened without blocking first, so a FIFO or a device named as a transcript
+    is refused instead of waiting forever for a writer. A path the OS cannot
+    take (a NUL byte, a lone surrogate) is an ``OSError`` too.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (ValueError, UnicodeError) as exc:
+        raise OSError(f"not a usable path ({type(exc).__name__})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from ..fsutil import open_regular
 from . import claude_code, hooks
 from .hookio import run_adapter
 from .hooks import Reply, Session
@@ -55,7 +56,7 @@ def _pre_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
     path = payload.get("transcript_path")
     # Where the rollout ends before it is read: this compaction's summary comes after it.
     size: int | None = None
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError):  # ValueError: a NUL byte in the path
         size = Path(path).stat().st_size if isinstance(path, str) and path else None
     trigger = payload.get("trigger")
     hooks.pre_compact(
@@ -98,7 +99,7 @@ def _summary_since(session: Session, path: object) -> str:
         return ""  # without PreCompact's mark an older compaction's summary could be taken
     summary = ""
     try:
-        with Path(path).open("rb") as stream:
+        with open_regular(path) as stream:  # a FIFO must not hang the hook
             stream.seek(offset)
             for message in open_transcript(stream, "codex").messages:
                 if message.summary:
@@ -178,7 +179,7 @@ def rollout_exit_code(path: object, call_id: str) -> int | None:
 def _scan(rollout: Path, call_id: str) -> int | None:
     """Read the rollout backwards from its end until the call's outcome or the call itself."""
     needle = json.dumps(call_id).encode()
-    with rollout.open("rb") as stream:
+    with open_regular(rollout) as stream:  # a FIFO must not hang the hook
         size = stream.seek(0, 2)
         for window in TAIL_WINDOWS:
             start = max(0, size - window)

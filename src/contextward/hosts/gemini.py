@@ -70,7 +70,9 @@ def _after_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         )
     name = hooks.text_field(payload, "tool_name")
     call_id = hashlib.sha256(
-        f"{hooks.text_field(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode()
+        f"{hooks.text_field(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode(
+            "utf-8", "surrogatepass"
+        )
     ).hexdigest()[:24]
     return hooks.post_tool(
         session,

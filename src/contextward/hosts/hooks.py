@@ -24,12 +24,14 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from .. import spool
+from ..fsutil import open_regular
 from ..redact import mask
 from ..store import Store, personal_dir, project_root, store_dir
 from ..store.paths import CONFIG_NAME
+from ..store.text import storable, storable_id
 
 if TYPE_CHECKING:
     from ..inspect import Message
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
 MAX_INJECT = 9500
 #: A prompt's delta is small by design: the brief itself is not sent again.
 MAX_DELTA = 1500
+#: PreCompact reads at most the last this many bytes of a transcript (32 MiB: about
+#: 3 s typical and 12 s for the densest prose at the measured rates).
+TRANSCRIPT_TAIL = 32 << 20
 #: Commands whose outcome is evidence (a test or build run), matched on the first words.
 _TEST_COMMAND = re.compile(
     r"(?:^|[;&|]\s*|\s)(?:pytest|py\.test|tox|nox|go test|cargo test|cargo nextest|npm (?:run )?test"
@@ -87,7 +92,7 @@ class Session:
             fallback = env.get("CLAUDE_PROJECT_DIR") or env.get("GEMINI_PROJECT_DIR")
             start = Path(fallback) if fallback and Path(fallback).is_dir() else Path.cwd()
         sid = session_id if isinstance(session_id, str) and session_id else "unknown"
-        return cls(project_root(start), sid[:200], host, env)
+        return cls(project_root(start), storable_id(sid[:200]), host, env)
 
     def open(self) -> Store:
         from ..store.config import load_config
@@ -127,9 +132,9 @@ def dispatch(
 
 
 def text_field(payload: Mapping[str, Any], key: str) -> str:
-    """A string field of a payload; anything else reads as empty."""
+    """A string field of a payload (a lone surrogate repaired); anything else reads as empty."""
     value = payload.get(key)
-    return value if isinstance(value, str) else ""
+    return storable(value) if isinstance(value, str) else ""
 
 
 def bounded(text: str, limit: int = MAX_INJECT) -> str:
@@ -277,13 +282,13 @@ def pre_compact(
     from ..compaction import capture
     from ..inspect import InspectError, open_transcript
 
-    path = Path(transcript_path) if isinstance(transcript_path, str) else None
     label = f"{session.host}:{trigger}"
     with session.open() as store, contextlib.ExitStack() as stack:
         messages: Iterable[Message] = ()  # no transcript to read: the project record alone
-        if path is not None and path.is_file():
+        if isinstance(transcript_path, str) and transcript_path:
             try:
-                stream = stack.enter_context(path.open("rb"))
+                stream = stack.enter_context(open_regular(transcript_path))  # never a FIFO
+                _skip_to_tail(stream, TRANSCRIPT_TAIL)
                 messages = open_transcript(stream, transcript_format).messages
             except (OSError, InspectError):
                 # An unreadable, empty or unrecognised transcript must not cost the
@@ -294,6 +299,21 @@ def pre_compact(
         )
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
     return Reply(plain=bounded(taken.guidance))
+
+
+def _skip_to_tail(stream: BinaryIO, tail: int) -> None:
+    """Position ``stream`` on the first whole line of its last ``tail`` bytes.
+
+    A host kills a hook after about a minute (Claude Code: 60 s) and what is about
+    to be compacted is the end of the session, so a huge transcript is read from
+    there; the earlier part was compacted before, or is the oldest of it.
+    """
+    size = stream.seek(0, 2)
+    if size <= tail:
+        stream.seek(0)
+        return
+    stream.seek(size - tail)
+    stream.readline(tail)  # the line the cut fell into
 
 
 def summary_seen(session: Session, summary: str, *, source: str) -> Reply:

@@ -32,6 +32,8 @@ from .. import __version__
 from ..core import ContextGuardError
 from ..errors import ContextwardError
 from ..inspect import InspectError
+from ..printable import one_line
+from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 
@@ -84,6 +86,8 @@ class _Server(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except _SDKToolError as exc:
+            if str(exc).startswith("Unknown tool"):
+                raise ToolError("unknown_tool: no tool of that name") from None  # not echoed
             if not isinstance(exc.__cause__, ValidationError):
                 raise
             problems = sorted(
@@ -137,7 +141,11 @@ def _messages(messages: list[dict[str, Any]]) -> Any:
 
 def build_server() -> MCPServer:
     """The server with every tool registered; each call opens the project it serves."""
-    server = _Server("contextward", version=__version__, instructions=INSTRUCTIONS)
+    # WARNING: the SDK logs every failed call at INFO with the name the client sent,
+    # which could be anything (a secret, an escape); the client gets the error itself.
+    server = _Server(
+        "contextward", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
 
     def tool(annotations: ToolAnnotations, title: str) -> Callable[[F], F]:
         register = server.tool(title=title, annotations=annotations)
@@ -148,7 +156,9 @@ def build_server() -> MCPServer:
                 try:
                     return fn(*args, **kwargs)
                 except (ContextwardError, ContextGuardError, InspectError) as exc:
-                    raise ToolError(f"{exc.code}: {exc}") from None
+                    # The reason may repeat an argument (a task name, a type): the SDK
+                    # logs it and the host shows it, so never a secret or an escape.
+                    raise ToolError(one_line(mask(f"{exc.code}: {exc}"))) from None
 
             register(guarded)
             return fn

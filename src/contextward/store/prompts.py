@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import spool
 from ..errors import InputError
 from ..redact import mask
-from .text import storable
+from .text import storable, storable_id
 
 if TYPE_CHECKING:
     from .database import Store
@@ -84,8 +84,8 @@ class Prompts:
     ) -> tuple[str, str | None, str, str]:
         # A hook payload's "\ud800" decodes to a lone surrogate, which SQLite cannot store.
         text = storable(text)
-        session_id = storable(session_id) if session_id is not None else None
-        prompt_id = storable(prompt_id) if prompt_id is not None else None
+        session_id = storable_id(session_id[:200]) if session_id is not None else None
+        prompt_id = storable_id(prompt_id) if prompt_id is not None else None
         body = mask(text).strip()
         if not body:
             raise InputError("the prompt is empty", code="empty_text")

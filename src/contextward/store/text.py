@@ -5,7 +5,10 @@ Must never: change text that is already valid (the common case returns it as is)
 
 from __future__ import annotations
 
+import hashlib
 import json
+
+from ..redact import mask
 
 
 def storable(text: str) -> str:
@@ -26,6 +29,15 @@ def storable(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
+def storable_id(value: str) -> str:
+    """An id a host sent, as the store may keep it: repaired, and hashed when it holds a
+    secret (hosts make ids themselves; a payload naming a session by a token is not one)."""
+    value = storable(value)
+    if mask(value) == value:
+        return value
+    return "masked-" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
+
+
 def encodable(value: object) -> bool:
     """Whether JSON-like ``value`` holds no lone surrogate (JSON's "\\ud800" decodes to one)."""
     try:
@@ -35,4 +47,4 @@ def encodable(value: object) -> bool:
     return True
 
 
-__all__ = ["encodable", "storable"]
+__all__ = ["encodable", "storable", "storable_id"]
