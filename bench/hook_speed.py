@@ -6,7 +6,9 @@ timed alternately, each a real process, and the medians compared. The hook
 runs exactly as ``contextward install claude`` writes it (``python -S
 .../hook_entry.py claude``), with the package byte-compiled as the installer
 leaves it. A second figure shows the full path (a prompt after the record
-changed), which the budget does not cover but a user pays now and then.
+changed), which the budget does not cover but a user pays now and then. A
+third is PreCompact on a 100 MB transcript: a host kills a hook after about a
+minute (Claude Code: 60 s), and the hook reads only the transcript's end.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.inspect_speed import generate
 from contextward.hosts.claude_install import ENTRY_SCRIPT, precompile
 from contextward.store import Store
 
@@ -73,6 +76,11 @@ def run() -> list[dict[str, object]]:
             with Store.open(root) as store:
                 store.journal.add("correction", f"correction {n}: the port is 844{n}")
             full.append(_time(hook, _payload(root, "UserPromptSubmit", 1000 + n)))
+        transcript = root / "transcript.jsonl"
+        generate(transcript, 100, 4)
+        compact = _time(
+            hook, _payload(root, "PreCompact", 0, trigger="auto", transcript_path=str(transcript))
+        )
     b, f, u = (statistics.median(x) * 1000 for x in (bare, fast, full))
     return [
         {"name": "bare interpreter start (python -c pass)", "value": round(b, 1), "unit": "ms"},
@@ -87,4 +95,5 @@ def run() -> list[dict[str, object]]:
             "value": round(u, 1),
             "unit": "ms",
         },
+        {"name": "hook PreCompact, 100 MB transcript", "value": round(compact, 1), "unit": "s"},
     ]
