@@ -512,3 +512,88 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         "rate": [20 / 60, 30 / 60]
     }
     assert _values("1 is no.") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # A lone h, s or d after a number is a time, at the end of a sentence too.
+        ("default_ttl 1h and max_ttl 24h.", {"time": [3600.0, 86400.0]}),
+        ("timeout 30s, retention 7d", {"time": [30.0, 7 * 86400.0]}),
+        # "4K" is still a size.
+        ("每块 4K", {"kb": [4.0]}),
+        # A counter with no noun after it is its own unit.
+        ("失败后最多重试 3 次。", {"次": [3.0]}),
+        # Times of day, in hours, the one set first.
+        ("时间改成 20:30 吧，9 点好多人已经躺平了", {"clock": [20.5, 9.0]}),
+        ("每天晚上 9 点推", {"clock": [21.0]}),
+        ("send it at 9pm", {"clock": [21.0]}),
+    ],
+)
+def test_the_values_a_statement_names(text: str, values: dict[str, list[float]]) -> None:
+    assert _values(text) == values
+
+
+def test_a_new_value_set_outright_moves_a_limit_on_the_same_thing() -> None:
+    result = run(
+        Message("u0", "user", "给对账任务加上重试。"),
+        Message("u1", "user", "失败后最多重试 3 次。"),
+        Message("a1", "assistant", "我用 tenacity 包一层，按指数退避重试。"),
+        Message("u2", "user", "重试次数改成 5 次，银行接口偶尔会连续抖动。"),
+    )
+    assert only(result, "失败后最多重试 3 次。").superseded_by is not None
+
+
+def test_an_owner_naming_the_old_value_beside_a_new_one_retires_it() -> None:
+    """Eight turns on, without a cue: "4h … faster than 12h ones" names the 12h it replaces."""
+    between = [
+        Message(f"{who}{n}", who_role, text)
+        for n in range(2, 6)
+        for who, who_role, text in (
+            ("u", "user", f"how is run {n} doing?"),
+            ("a", "assistant", f"Run {n} is at step {n}00, loss falling."),
+        )
+    ]
+    result = run(
+        Message("u0", "user", "Write the submit script for the sweep."),
+        Message("u1", "user", "12h time limit per job"),
+        *between,
+        Message(
+            "u9",
+            "user",
+            "time limit 4h — they finish in ~3h10 and short jobs get backfilled way faster "
+            "than 12h ones",
+        ),
+    )
+    assert only(result, "12h time limit per job").superseded_by is not None
+
+
+def test_a_different_time_of_day_replaces_only_when_it_is_set() -> None:
+    """ "alert if it runs past 05:30" beside "finish before 06:00" sets no new time."""
+    done_by = "The import has to finish before 06:00, when the reports job starts."
+    result = run(
+        Message("u0", "user", "Speed up the nightly import."),
+        Message("u1", "user", done_by),
+        Message("u2", "user", "Add an alert if the import runs past 05:30."),
+        Message("u3", "user", "Send the summary mail at 07:00 import time."),
+        Message("u4", "user", "move the summary mail to 08:15, people are not in yet at 7"),
+    )
+    assert only(result, done_by).superseded_by is None
+    assert only(result, "Send the summary mail at 07:00 import time.").superseded_by is not None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "One change on the numbers: max_ttl 24h is too short, the batch runs up to 30 hours.",
+        "max_ttl 24h 太短了，月底的批处理要跑 30 个小时。",
+    ],
+)
+def test_a_value_called_wrong_retires_the_plan_that_set_it(reply: str) -> None:
+    plan = "Issue dynamic credentials with max_ttl 24h for the billing worker."
+    result = run(
+        Message("u0", "user", "Rotate the payments database password."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", reply),
+    )
+    assert only(result, plan).superseded_by is not None

@@ -41,11 +41,12 @@ _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|�
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
-# "4K" and "1k" are sizes too: a lone k, m, g or t right after its number. A word that
-# only goes on the sentence ("the 30 is per IP", "5 or 6") is no unit.
+# "4K" and "1k" are sizes too: a lone k, m, g or t right after its number; "12h", "30s"
+# and "7d" are times. A word that only goes on the sentence ("the 30 is per IP", "5 or
+# 6") is no unit.
 _VALUE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?(?!(?:is|are|was|were|and|or|to|of|in|on|at|as|if|so|but|not|"
-    r"no|the|it|be|by|for|with|from|then|than)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgt])(?![\w.]))"
+    r"no|the|it|be|by|for|with|from|then|than)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgthsd])(?!\w|\.\w))"
 )
 # The replacing cue itself ("switch to", "改成") says nothing about the subject.
 _CUES = SUPERSEDE
@@ -155,6 +156,11 @@ def link(drafts: Sequence[Draft]) -> None:
         if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
             for old in _same_value(new, _open(recent, new), same_subject=True):
+                _retire(old, new)
+        elif new.role == "user" and new.kind in ("fact", "state") and not new.replaces:
+            # "time limit 4h, short jobs backfill faster than 12h ones": a new value set
+            # beside the old one it names retires that one.
+            for old in _same_value(new, _open(recent, new), same_subject=True, naming=True):
                 _retire(old, new)
         if new.role == "user" and not new.replaces and _COUNTER.search(new.content.casefold()):
             plan = _last_plan(new, recent)
@@ -422,7 +428,7 @@ _SECONDS = {
     **dict.fromkeys(("s", "sec", "second", "秒"), 1.0),
     **dict.fromkeys(("min", "minute", "分"), 60.0),
     **dict.fromkeys(("h", "hr", "hour", "小"), 3600.0),
-    **dict.fromkeys(("day", "天"), 86400.0),
+    **dict.fromkeys(("d", "day", "天"), 86400.0),
     **dict.fromkeys(("wk", "week", "周"), 604800.0),
 }
 # "改成 90 秒", "to 5 minutes", "→ 4": the value a statement sets comes after its cue.
@@ -453,6 +459,16 @@ _RATE = re.compile(
 _NOT_BARE = re.compile(r"(?:\bnot|\binstead of|而不是|不是)\s*(\d+(?:\.\d+)?)(?![\w.%])")
 # "2027-06-30": a date is a value of its own dimension.
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?![\w.])")
+# "20:30", "9 点", "9pm": a time of day, in hours.
+_CLOCK = re.compile(r"(?<![\w.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+_CLOCK_UNITS = frozenset(("点", "am", "pm"))
+# "时间改成 20:30", "move the standup to 10:30": a new time of day set outright.
+_CLOCK_SET = re.compile(
+    r"(?:改成|改为|改到|挪到|推迟到|提前到|换到|"
+    r"\b(?:move[sd]?|moving|push(?:ed)?|shift(?:ed)?|change[sd]?|switch(?:ed)?)\b[^.;]{0,24}?\bto)"
+    r"\s*\S{0,4}?\s*\d"
+)
+_EVENING = re.compile(r"晚上?|下午|傍晚|夜里")
 # Words before a number that say nothing about what it measures ("after 14", "every 5").
 _NOT_KEYS = frozenset(
     re.findall(
@@ -463,6 +479,11 @@ _NOT_KEYS = frozenset(
 )
 # Chinese counters: the noun after them says what is counted.
 _COUNTERS = frozenset("个条张次台份项位只块")
+
+
+def _short(letter: str) -> str:
+    """The unit a lone letter after a number stands for: "4K" is 4 kB, "12h" 12 hours."""
+    return letter if letter in "hsd" else letter + "b"
 
 
 def _dimension(unit: str) -> tuple[str, float]:
@@ -485,27 +506,36 @@ def _values(text: str) -> dict[str, list[float]]:
     """
     low = text.casefold()
     out: dict[str, list[float]] = {}
-    rates = []
+    taken = []  # spans already read as a rate or a time of day
     for match in _RATE.finditer(low):
         # "20 per minute" and "30 requests/minute" are one rate, per second.
         number, per = match.groups()
         out.setdefault("rate", []).append(float(number) / _dimension(per)[1])
-        rates.append(match.span())
+        taken.append(match.span())
+    for match in _CLOCK.finditer(low):
+        hours, minutes = match.groups()
+        _put(out, "clock", float(hours) + float(minutes) / 60, low, match.start())
+        taken.append(match.span())
     for match in _VALUE.finditer(low):
-        if any(a <= match.start() < b for a, b in rates):
+        if any(a <= match.start() < b for a, b in taken):
             continue
         number, unit, size = match.groups()
-        unit = unit or size + "b"
+        unit = unit or _short(size)
+        if unit in _CLOCK_UNITS:
+            hour = float(number)
+            if hour < 12 and (
+                unit == "pm" or _EVENING.search(low, max(0, match.start() - 4), match.start())
+            ):
+                hour += 12
+            _put(out, "clock", hour, low, match.start())
+            continue
         if unit in _COUNTERS:
             # "48 个副本" and "24 个分区" count different things: the noun is the unit.
-            unit = low[match.end() : match.end() + 2].strip() or unit
+            # "重试 3 次。": with no noun after it, the counter itself is the unit.
+            noun = low[match.end() : match.end() + 2].strip()
+            unit = noun if noun and _CJK.match(noun) else unit
         dimension, factor = _dimension(unit)
-        value = float(number) * factor
-        found = out.setdefault(dimension, [])
-        if _SET_CUE.search(low[max(0, match.start() - 8) : match.start()]):
-            found.insert(0, value)
-        else:
-            found.append(value)
+        _put(out, dimension, float(number) * factor, low, match.start())
     for dimension, named in _named_values(low).items():
         out.setdefault(dimension, []).extend(named)
     for match in _DATE.finditer(low):
@@ -517,6 +547,35 @@ def _values(text: str) -> dict[str, list[float]]:
             continue
         found = out.setdefault("=" + _stem(key), [])
         found.append(float(number))
+    return out
+
+
+def _put(out: dict[str, list[float]], dimension: str, value: float, low: str, at: int) -> None:
+    """Add ``value`` to its dimension, first when a setting cue comes just before it."""
+    found = out.setdefault(dimension, [])
+    if _SET_CUE.search(low[max(0, at - 8) : at]):
+        found.insert(0, value)
+    else:
+        found.append(value)
+
+
+# "max_ttl 24h is too short", "30 秒太短了": the value said to be wrong.
+_TOO = re.compile(
+    r"(?:\s*(?:is|are|was|seems|feels|sounds|looks)\b)?\s*(?:way |much |far |a bit |a little |still )?"
+    r"too (?:short|long|small|big|large|low|high|slow|fast|few|many|much|little|tight|loose|aggressive)\b|"
+    r"\s*(?:也|有点|还是|实在)?太(?:短|长|小|大|少|多|慢|快|低|高|紧|松)"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def _faulted(low: str) -> dict[str, list[float]]:
+    """The values ``low`` calls wrong ("24h is too short"), by dimension."""
+    out: dict[str, list[float]] = {}
+    for match in _VALUE.finditer(low):
+        if _TOO.match(low, match.end()):
+            number, unit, size = match.groups()
+            dimension, factor = _dimension(unit or _short(size))
+            out.setdefault(dimension, []).append(float(number) * factor)
     return out
 
 
@@ -537,7 +596,7 @@ def _named_values(low: str) -> dict[str, list[float]]:
             out.setdefault("rate", []).append(float(match.group(1)) / per)
         elif value:
             _number, unit, size = value[-1].groups()
-            dimension, factor = _dimension(unit or size + "b")
+            dimension, factor = _dimension(unit or _short(size))
             out.setdefault(dimension, []).append(float(match.group(1)) * factor)
     return out
 
@@ -548,6 +607,7 @@ def _same_value(
     *,
     same_subject: bool = False,
     implied: dict[str, float] | None = None,
+    naming: bool = False,
 ) -> list[Draft]:
     """Earlier statements within reach that set another value in a dimension ``new`` sets.
 
@@ -562,11 +622,20 @@ def _same_value(
     if not mine:
         return []
     words = _subject_words(new.content)
+    faulted = _faulted(new.content.casefold())
     out: list[Draft] = []
     for old in reversed(earlier):
         gap = new.turn - old.turn
         if gap > COUNT_REACH:
             break
+        if faulted and old.kind != "goal" and gap <= CORRECTION_REACH:
+            # "max_ttl 24h is too short": the value it faults, where it was set.
+            theirs = _values(old.content)
+            if any(
+                set(theirs.get(dim, ())) & set(bad) for dim, bad in faulted.items()
+            ) and words & _subject_words(old.content):
+                out.append(old)
+                continue
         if old.kind == "goal" or (
             # An owner's new target ("p99 under 50ms", "backfill 90 days") replaces an
             # earlier directive, not what the assistant measured or found, and a bound
@@ -579,7 +648,11 @@ def _same_value(
             )
         ):
             continue
-        if _BOUND.search(old.content.casefold()) and not _BOUND.search(new.content.casefold()):
+        if (
+            _BOUND.search(old.content.casefold())
+            and not _BOUND.search(new.content.casefold())
+            and not _SETS.search(new.content.casefold())
+        ):
             # "p99 should be under 50ms" is a limit; "make it every 10 minutes" sets how
             # often: a new setting never moves a limit.
             continue
@@ -588,8 +661,12 @@ def _same_value(
             previous = theirs.get(dim)
             if not previous or numbers[0] == previous[0]:
                 continue
+            if naming and previous[0] not in numbers[1:]:
+                continue
+            if dim == "clock" and not _CLOCK_SET.search(new.content.casefold()):
+                continue  # "alert if it runs past 05:30" beside "finish before 06:00"
             # "12 hours, not 8" names the 8 it replaces: that reaches as far as a count.
-            named = previous[0] in _named_values(new.content.casefold()).get(dim, ())
+            named = naming or previous[0] in _named_values(new.content.casefold()).get(dim, ())
             if gap > CORRECTION_REACH and not named and (dim in ("time", "date") or dim[0] == "="):
                 continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
@@ -609,6 +686,10 @@ def _same_value(
 _BOUND = re.compile(
     r"\b(?:under|below|within|at most|at least|no more than|less than|more than|up to)\s*[~≈]?\d|"
     r"[<>≤≥]=?\s*\d|不超过|不低于|以内|以下|至少|最多|控制在"
+)
+# "重试次数改成 5 次", "raise the limit to 5": a new value set outright moves a limit too.
+_SETS = re.compile(
+    r"(?:改成|改为|设为|设成|调到|调成|降到|升到|提到|\b(?:raise|lower|bump|set|change)\b.{0,30}\bto)\s*[~≈约]?\s*\d"
 )
 _UNIT_WORD = re.compile(
     r"^(?:ms|sec|second|min|minut|hour|hr|day|week|month|year|gb|mb|kb|tb|%|x)|"
