@@ -597,3 +597,22 @@ def test_a_value_called_wrong_retires_the_plan_that_set_it(reply: str) -> None:
         Message("u1", "user", reply),
     )
     assert only(result, plan).superseded_by is not None
+
+
+def test_an_also_in_the_reason_does_not_make_a_replacement_an_addition() -> None:
+    plan = "a single global async token bucket at 30 requests/minute shared by all workers"
+    limit = "their ops guy told us max 30 requests per minute from our side"
+    result = run(
+        Message("u0", "user", "Make the nightly crawl finish again."),
+        Message("u1", "user", limit),
+        Message("a1", "assistant", plan),
+        Message(
+            "u2",
+            "user",
+            "but make it 20 per minute, not 30 — the price-monitor team also calls them "
+            "from the same IP",
+        ),
+    )
+    assert only(result, plan).superseded_by is not None
+    # "max 30" is their limit, which our own pace does not move.
+    assert only(result, limit).superseded_by is None

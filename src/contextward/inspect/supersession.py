@@ -168,8 +168,10 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(plan, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
-        if new.kind != "correction" and _ADDITIVE.search(new.content.casefold()):
-            continue  # "PNG uploads need it too" adds beside what was said
+        if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
+            # "PNG uploads need it too" adds beside what was said; "make it 20 per minute,
+            # not 30 — the other team also calls them" explains with an "also".
+            continue
         if _finding(new):
             # What the assistant finds retires only a value it changes.
             _retire_values(new, recent)
@@ -405,8 +407,11 @@ def _directive(draft: Draft) -> bool:
         return True
     # "scale janitor to 0, you have write on checkout for that": the first clause says
     # what it is; what follows may explain it in any form.
-    first = _CLAUSE.split(draft.content.casefold(), maxsplit=1)[0]
-    return draft.kind == "fact" and not DECLARATIVE.search(first)
+    return draft.kind == "fact" and not DECLARATIVE.search(_first_clause(draft.content))
+
+
+def _first_clause(text: str) -> str:
+    return _CLAUSE.split(text.casefold(), maxsplit=1)[0]
 
 
 _CLAUSE = re.compile(r"[,;:，；：。—–]|\s-\s")
@@ -684,7 +689,7 @@ def _same_value(
 
 # A limit on a value ("under 50ms", "at most 3", "< 200", "不超过 800MB", "2 秒以内").
 _BOUND = re.compile(
-    r"\b(?:under|below|within|at most|at least|no more than|less than|more than|up to)\s*[~≈]?\d|"
+    r"\b(?:under|below|within|at most|at least|no more than|less than|more than|up to|max|maximum|min|minimum)\s*[~≈]?\d|"
     r"[<>≤≥]=?\s*\d|不超过|不低于|以内|以下|至少|最多|控制在"
 )
 # "重试次数改成 5 次", "raise the limit to 5": a new value set outright moves a limit too.
