@@ -616,3 +616,21 @@ def test_an_also_in_the_reason_does_not_make_a_replacement_an_addition() -> None
     assert only(result, plan).superseded_by is not None
     # "max 30" is their limit, which our own pace does not move.
     assert only(result, limit).superseded_by is None
+
+
+def test_a_rejection_retires_the_plan_it_names_not_a_finding_sharing_small_words() -> None:
+    """ "every run" and "Library is" are no names; "actions/cache" is."""
+    finding = 'The log shows "61422 assets in 996.31s", so Library is rebuilt every run.'
+    plan = "cache `Library/` with actions/cache, keyed on Packages/packages-lock.json"
+    result = run(
+        Message("u0", "user", "get the android build under 20 min."),
+        Message("a0", "assistant", f"{finding}\n\n{plan}"),
+        Message(
+            "u1",
+            "user",
+            "actions/cache for Library is out — repo cache cap is 10 GB, it'd evict the ios "
+            "caches every run.",
+        ),
+    )
+    assert only(result, plan).superseded_by is not None
+    assert only(result, finding).superseded_by is None

@@ -865,8 +865,16 @@ def _words(text: str) -> frozenset[str]:
     out.update(a.casefold() for a in _ACRONYM.findall(text))
     # "roll back" and "rollback", "set up" and "setup" name the same thing.
     tokens = _TOKEN.findall(low)
-    out.update(a + b for a, b in pairwise(tokens) if len(a + b) > 5)
+    out.update(
+        a + b for a, b in pairwise(tokens) if len(a + b) > 5 and a not in _GLUE and b not in _GLUE
+    )
     return frozenset(out)
+
+
+# Words that never make a compound with their neighbour ("library is", "every run").
+_GLUE = _STOP | frozenset(
+    ("is", "be", "it", "to", "of", "in", "on", "at", "or", "so", "every", "each")
+)
 
 
 def _stem(word: str) -> str:
