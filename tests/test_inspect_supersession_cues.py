@@ -634,3 +634,22 @@ def test_a_rejection_retires_the_plan_it_names_not_a_finding_sharing_small_words
     )
     assert only(result, plan).superseded_by is not None
     assert only(result, finding).superseded_by is None
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        "修复思路我倾向于：在 deduct() 外面加一把 Redisson 分布式锁，锁内做 GET + DECRBY，改动最小。",
+        "I'd lean towards a Redisson lock around deduct(), GET and DECRBY inside it.",
+    ],
+)
+def test_a_plan_the_assistant_leans_towards_is_a_proposal_the_owner_can_turn_down(
+    plan: str,
+) -> None:
+    assert kind(plan, "assistant") == "decision"
+    result = run(
+        Message("u0", "user", "压测又超卖了，把超卖彻底修掉。"),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "锁不行。"),
+    )
+    assert only(result, plan).superseded_by is not None

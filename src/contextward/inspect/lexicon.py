@@ -350,7 +350,9 @@ INTENT = _re(
 # "I suggest …", "建议…": the assistant proposing a course of action.
 PROPOSAL = _re(
     r"^(?:(?:then|so|instead)[, ]+)?(?:i suggest|i propose|i recommend|i(?:'d| would) (?:suggest|propose|recommend)|"
-    r"my (?:suggestion|recommendation) is)\b|^(?:我建议|建议)"
+    r"my (?:suggestion|recommendation) is|i(?:'d| would) lean towards?)\b|^(?:我建议|建议)|"
+    # "修复思路我倾向于：…": the plan put forward after a heading-like lead.
+    r"^.{0,8}?(?:我倾向于|我更倾向|倾向于用)"
 )
 # "Now running the full suite.": what the assistant is doing this very moment.
 PROGRESSIVE = _re(
