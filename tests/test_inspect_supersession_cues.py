@@ -653,3 +653,20 @@ def test_a_plan_the_assistant_leans_towards_is_a_proposal_the_owner_can_turn_dow
         Message("u1", "user", "锁不行。"),
     )
     assert only(result, plan).superseded_by is not None
+
+
+def test_the_assistant_turning_down_its_own_plan_by_name_retires_it() -> None:
+    plan = "I'll use Papa Parse in streaming mode with a web worker."
+    finding = "Papa Parse is 45 kB minified."
+    result = run(
+        Message("u0", "user", "Let's add CSV import to the contacts page."),
+        Message("a0", "assistant", f"{finding} {plan}"),
+        Message("u1", "user", "We don't add new npm dependencies without a security review."),
+        Message(
+            "a1",
+            "assistant",
+            "Then Papa Parse is off the table for now, since it's a new dependency.",
+        ),
+    )
+    assert only(result, plan).superseded_by is not None
+    assert only(result, finding).superseded_by is None

@@ -214,6 +214,9 @@ def link(drafts: Sequence[Draft]) -> None:
             _retire(old, new)
         guessable = [d for d in earlier if id(d) not in opening]
         target = named[0] if named else _answered(new, guessable)
+        if target is None and new.role == "assistant" and new.kind == "rejected":
+            # "Then Papa Parse is off the table" drops the assistant's own plan it names.
+            target = _rejected_proposal(new, guessable, own=True)
         if (
             target is None
             and not (new.kind == "correction" and new.turn == corrected_turn)
@@ -779,7 +782,7 @@ _PLAN = re.compile(
 )
 
 
-def _rejected_proposal(new: Draft, earlier: list[Draft]) -> Draft | None:
+def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -> Draft | None:
     """The assistant's proposal a rejection names ("so the big copy + swap is out").
 
     Right after the proposal one shared name is enough; a question or two later
@@ -796,9 +799,12 @@ def _rejected_proposal(new: Draft, earlier: list[Draft]) -> Draft | None:
         if old.role != "assistant" or old.kind not in ("decision", "fact"):
             continue
         shared = len(named & _words(old.content))
-        if shared < (1 if gap <= ADJACENT else 2):
+        if shared < (1 if gap <= ADJACENT and not own else 2):
             continue
-        score = (old.kind == "decision" or bool(_PLAN.search(old.content.casefold())), shared)
+        plan = old.kind == "decision" or bool(_PLAN.search(old.content.casefold()))
+        if own and not plan:
+            continue  # what it found stays found
+        score = (plan, shared)
         if score > best_score:
             best, best_score = old, score
     return best
