@@ -457,6 +457,9 @@ def test_a_new_setting_never_moves_a_limit() -> None:
         ("ok but we have a remote cache already at ge.acme.internal, better to use that one", True),
         ("pt-osc 别用了，t_order 上本来就挂了触发器。用 gh-ost。", True),
         ("ok, and the remote cache stays read-only for PRs", False),
+        ("there's already a cache for the monorepo, build-cache.internal, use that", True),
+        ("已经有一个远程缓存了，直接用 build-cache.internal", True),
+        ("ok, use that", False),
     ],
 )
 def test_the_owner_putting_something_else_in_place_retires_the_plan_just_proposed(

@@ -261,6 +261,8 @@ def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
 # owner putting something else in place of the plan just proposed.
 _COUNTER = re.compile(
     r"\bbetter (?:to )?use\b|\b(?:is|are) out\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
+    # "there's already a dlq for billing, use that": what exists in place of what is new.
+    r"\balready\b.{0,60}\buse (?:that|this|it|those)\b|已经有.{0,30}(?:用那个|用这个|直接用)|"
     r"撤掉|别用了|不能升|不扩了|不用了"
 )
 
