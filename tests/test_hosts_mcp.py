@@ -1,18 +1,32 @@
-"""The MCP server: in process through the SDK's client, and once as a real stdio subprocess."""
+"""The MCP server: in process through the SDK's client, and as a real stdio subprocess (through
+the SDK's client, and line by line for what a client should never send)."""
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
+from mcp_types import INVALID_REQUEST, JSONRPCNotification, jsonrpc_message_adapter
+from pydantic import ValidationError
 
 from contextward.hosts.mcp import build_server
+from contextward.hosts.mcp_stdio import Refused, parse_line
 from contextward.store import Store
+
+SRC = str(Path(__file__).parents[1] / "src")
+SECRET = b"sk-live-0123456789abcdefSECRETVALUE"
+PARSE_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
 
 TOOLS = {
     "status", "brief", "checkpoint", "decide", "note", "journal", "recall", "intent", "verify",
@@ -126,6 +140,7 @@ async def test_a_real_stdio_client_subprocess(project: Path) -> None:
         env={
             "CONTEXTWARD_PROJECT_DIR": str(project),
             "CONTEXTWARD_HOME": str(project / "p"),
+            "PYTHONPATH": SRC,
             **_coverage_env(),
         },
     )
@@ -154,3 +169,186 @@ async def test_wrong_argument_types_are_named_never_echoed(project: Path) -> Non
     assert result.is_error
     assert text == "invalid_arguments for recall: limit: int_parsing; query: string_type"
     assert secret not in text
+
+
+# --- lines a client should never send: each is answered, and the server goes on ----------
+
+
+def invalid_request(request_id: object) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }
+
+
+class Wire:
+    """``contextward mcp`` as a child process spoken to line by line; an answer that does
+    not come within a few seconds fails the test instead of hanging it."""
+
+    def __init__(self, project: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "contextward", "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env={**os.environ, "PYTHONPATH": SRC},
+        )
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"},
+        }
+        initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+        self.send(json.dumps(initialize).encode())
+        assert "result" in self.answer()
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, line: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, timeout: float = 5.0) -> dict[str, Any]:
+        try:
+            return json.loads(self.lines.get(timeout=timeout))  # type: ignore[no-any-return]
+        except queue.Empty:
+            pytest.fail(f"no answer within {timeout} s")
+
+    def tool_names(self, request_id: int = 99) -> set[str]:
+        self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/list"}).encode())
+        answer = self.answer()
+        assert answer["id"] == request_id
+        return {tool["name"] for tool in answer["result"]["tools"]}
+
+    def close(self) -> bytes:
+        """Close stdin (EOF): the server must exit 0 promptly; returns what it wrote to stderr."""
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=10) == 0
+        return self.proc.stderr.read()
+
+    def peak_kib(self) -> int | None:
+        status = Path(f"/proc/{self.proc.pid}/status")
+        if not status.exists():
+            return None
+        peak = next(line for line in status.read_text().splitlines() if line.startswith("VmHWM"))
+        return int(peak.split()[1])
+
+
+@pytest.fixture
+def wire(project: Path) -> Iterator[Wire]:
+    served = Wire(project)
+    yield served
+    if served.proc.poll() is None:
+        served.proc.kill()
+        served.proc.wait()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"text":"' + SECRET,
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"\xff' + SECRET + b'"}}',
+        b"hello " + SECRET,
+    ],
+    ids=["cut-short", "not-utf8", "not-json"],
+)
+def test_a_line_that_is_not_json_gets_a_parse_error(wire: Wire, line: bytes) -> None:
+    wire.send(line)
+    assert wire.answer() == PARSE_ERROR
+    assert wire.tool_names() == TOOLS
+    assert SECRET not in wire.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "request_id"),
+    [
+        (b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', None),
+        (b"42", None),
+        (b'{"id":1,"method":"tools/list"}', 1),
+        (b'{"jsonrpc":"2.0","id":"r-1","method":"tools/list","params":"' + SECRET + b'"}', "r-1"),
+        (b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"tools/list"}', None),
+        (b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', None),
+        (b'{"jsonrpc":"2.0","id":true,"method":"tools/list"}', None),
+        (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"note",'
+         b'"arguments":{"type":"note","text":"\\ud800 ' + SECRET + b'"}}}', 2),
+        (b'{"jsonrpc":"2.0","id":"\\udc00","method":"tools/list"}', None),
+    ],
+    ids=["batch", "number", "no-jsonrpc", "params-text", "5000-digit-id", "float-id", "bool-id",
+         "lone-surrogate", "lone-surrogate-id"],
+)  # fmt: skip
+def test_json_that_is_no_request_gets_an_invalid_request(
+    wire: Wire, line: bytes, request_id: object
+) -> None:
+    wire.send(line)
+    assert wire.answer() == invalid_request(request_id)
+    assert wire.tool_names() == TOOLS
+    assert SECRET not in wire.close()
+
+
+def test_malformed_notifications_and_responses_are_never_answered(wire: Wire) -> None:
+    for line in (
+        b'{"jsonrpc":"1.0","method":"notifications/initialized"}',
+        b'{"method":"notifications/progress","params":"' + SECRET + b'"}',
+        b'{"jsonrpc":"2.0","id":1,"result":"' + SECRET + b'"}',
+        b"   ",
+        b'{"method":7}',  # not even a notification: answered
+    ):
+        wire.send(line)
+    assert wire.answer() == invalid_request(None)
+    assert wire.tool_names() == TOOLS
+    assert SECRET not in wire.close()
+
+
+def test_a_50_mb_line_is_answered_in_memory_bounded_by_the_line(wire: Wire) -> None:
+    size = 50 * 2**20
+    before = wire.peak_kib()
+    wire.send(b"x" * size)
+    assert wire.answer(timeout=20) == PARSE_ERROR
+    wire.send(b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"' + b"x" * size + b'"}')
+    assert wire.answer(timeout=20) == invalid_request(3)
+    after = wire.peak_kib()
+    if before is not None and after is not None:
+        assert (after - before) * 1024 < 6 * size  # the line, its text and a parse: not 6 GB
+    assert wire.tool_names() == TOOLS
+    wire.close()
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_MESSAGES = st.dictionaries(
+    st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error"]),
+    _VALUES | st.just("2.0") | st.just("tools/list") | st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=4)}),
+    max_size=5,
+)  # fmt: skip
+
+
+@given(_MESSAGES | _VALUES)
+@settings(max_examples=400, deadline=None)
+def test_every_line_the_sdk_takes_reaches_the_server_unchanged(value: Any) -> None:
+    line = json.dumps(value)
+    try:
+        expected = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError:
+        assert isinstance(parse_line(line.encode()), Refused)
+        return
+    parsed = parse_line(line.encode())
+    if isinstance(expected, JSONRPCNotification) and "id" in value:  # an id null, bool or float
+        assert isinstance(parsed, Refused) and parsed.answer is not None
+        assert (parsed.answer.id, parsed.answer.error.code) == (None, INVALID_REQUEST)
+    else:
+        assert parsed == expected

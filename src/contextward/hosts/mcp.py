@@ -36,6 +36,7 @@ from ..printable import one_line
 from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
+from .mcp_stdio import serve_stdio
 
 F = TypeVar("F", bound=Callable[..., Any])
 INSTRUCTIONS = (
@@ -80,7 +81,8 @@ class ToolError(_SDKToolError):
 class _Server(MCPServer):
     """The SDK's server, but a call whose arguments fail validation is answered with
     the field names and what each should be, never the rejected values (the SDK's
-    text quotes them, and they are the caller's data: a secret, a transcript)."""
+    text quotes them, and they are the caller's data: a secret, a transcript), and
+    stdio is served by ``mcp_stdio``, which answers every request it cannot parse."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -97,6 +99,12 @@ class _Server(MCPServer):
                 }
             )
             raise ToolError(f"invalid_arguments for {name}: {'; '.join(problems)}") from None
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdio through our transport, which answers the lines the SDK's drops."""
+        lowlevel = self._lowlevel_server
+        options = lowlevel.create_initialization_options()
+        await serve_stdio(lambda read, write: lowlevel.run(read, write, options))
 
 
 def project_dir() -> Path:
