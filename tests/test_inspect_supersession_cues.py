@@ -673,3 +673,31 @@ def test_the_assistant_turning_down_its_own_plan_by_name_retires_it() -> None:
     )
     assert only(result, plan).superseded_by is not None
     assert only(result, finding).superseded_by is None
+
+
+@pytest.mark.parametrize(
+    ("trial", "result_text"),
+    [
+        (
+            "我估计是 malloc 碎片，先把 allocator 换成 jemalloc 试试。",
+            "换 jemalloc 解决不了，RSS 增长速度没变，不是 malloc 碎片的问题。",
+        ),
+        (
+            "Let's try jemalloc as the allocator and see if the RSS growth stops.",
+            "Switching the allocator to jemalloc made no difference: RSS still grows 195 MiB/h.",
+        ),
+    ],
+)
+def test_an_owner_s_trial_is_retired_by_the_result_that_rules_it_out(
+    trial: str, result_text: str
+) -> None:
+    rule = "Never exec into the prod pods."
+    result = run(
+        Message("u0", "user", "push-gateway keeps getting OOMKilled."),
+        Message("u1", "user", f"{rule} {trial}"),
+        Message("a1", "assistant", "Deployed to staging with the load test running."),
+        Message("a2", "assistant", result_text),
+    )
+    assert kind(result_text, "assistant") == "rejected"
+    assert only(result, trial).superseded_by is not None
+    assert only(result, rule).superseded_by is None

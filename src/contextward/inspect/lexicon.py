@@ -129,10 +129,11 @@ REJECTED = _StartOrAnywhere(
     r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
     r"backed out|reverted|threw out)|gave up on|decided against|ruled out|"
     r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
+    r"made (?:no|zero) difference|"
     r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
     r"i(?:'m| am) not (?:using|going with|going to use)|"
     r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
-    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
+    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|解决不了|不管用|没效果|没有效果|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
     (
         (("but",), r"(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b"),
         (

@@ -216,7 +216,8 @@ def link(drafts: Sequence[Draft]) -> None:
         target = named[0] if named else _answered(new, guessable)
         if target is None and new.role == "assistant" and new.kind == "rejected":
             # "Then Papa Parse is off the table" drops the assistant's own plan it names.
-            target = _rejected_proposal(new, guessable, own=True)
+            # An owner's trial ("先换成 jemalloc 试试") is ruled out by its result too.
+            target = _rejected_proposal(new, _open(recent, new), own=True)
         if (
             target is None
             and not (new.kind == "correction" and new.turn == corrected_turn)
@@ -784,6 +785,11 @@ _PLAN = re.compile(
 )
 
 
+# "先把 allocator 换成 jemalloc 试试", "try a bigger pool and see": the owner's experiment,
+# which the assistant's result may rule out.
+_TRIAL = re.compile(r"试试|试一下|试一试|\btry\b|\bsee (?:if|whether)\b")
+
+
 def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -> Draft | None:
     """The assistant's proposal a rejection names ("so the big copy + swap is out").
 
@@ -798,7 +804,8 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
         gap = new.turn - old.turn
         if gap > CORRECTION_REACH:
             break
-        if old.role != "assistant" or old.kind not in ("decision", "fact"):
+        trial = own and old.role == "user" and bool(_TRIAL.search(old.content.casefold()))
+        if (old.role != "assistant" and not trial) or old.kind not in ("decision", "fact"):
             continue
         shared = len(named & _words(old.content))
         if shared < (1 if gap <= ADJACENT and not own else 2):
