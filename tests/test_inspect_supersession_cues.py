@@ -531,6 +531,13 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         ("时间改成 20:30 吧，9 点好多人已经躺平了", {"clock": [20.5, 9.0]}),
         ("每天晚上 9 点推", {"clock": [21.0]}),
         ("send it at 9pm", {"clock": [21.0]}),
+        # Percentages and prices; "actually" is no unit.
+        ("bump the canary to 25%", {"%": [25.0]}),
+        ("灰度 10% 的用户", {"%": [10.0]}),
+        ("make monthly $12 actually, $9 felt too cheap", {"money": [12.0, 9.0]}),
+        # A number glued to a version is part of its name; "设" sets a value.
+        ("ship v2.3.1 today", {}),
+        ("batchsize 设 100000", {"=batchsiz": [100000.0]}),
     ],
 )
 def test_the_values_a_statement_names(text: str, values: dict[str, list[float]]) -> None:
@@ -701,3 +708,21 @@ def test_an_owner_s_trial_is_retired_by_the_result_that_rules_it_out(
     assert kind(result_text, "assistant") == "rejected"
     assert only(result, trial).superseded_by is not None
     assert only(result, rule).superseded_by is None
+
+
+def test_a_price_replaces_only_the_price_it_names_and_never_one_said_to_stay() -> None:
+    monthly = "one plan, $9/mo, hosted checkout"
+    yearly = "a yearly option, like $90/yr"
+    result = run(
+        Message("u0", "user", "add paid plans to the app."),
+        Message("u1", "user", monthly),
+        Message("u2", "user", yearly),
+        Message("a1", "assistant", "Checkout works in test mode."),
+        Message(
+            "u3",
+            "user",
+            "make monthly $12 actually, $9 felt too cheap next to competitors, yearly stays $90.",
+        ),
+    )
+    assert only(result, monthly).superseded_by is not None
+    assert only(result, yearly).superseded_by is None

@@ -46,7 +46,8 @@ _TOKEN = re.compile(r"[a-z]+")
 # 6") is no unit.
 _VALUE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?(?!(?:is|are|was|were|and|or|to|of|in|on|at|as|if|so|but|not|"
-    r"no|the|it|be|by|for|with|from|then|than)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgthsd])(?!\w|\.\w))"
+    r"no|the|it|be|by|for|with|from|then|than|actually|instead|first|please|pls|now|more|less|"
+    r"each|total|too|also|only|tops)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgthsd%])(?!\w|\.\w))"
 )
 # The replacing cue itself ("switch to", "改成") says nothing about the subject.
 _CUES = SUPERSEDE
@@ -218,8 +219,14 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Then Papa Parse is off the table" drops the assistant's own plan it names.
             # An owner's trial ("先换成 jemalloc 试试") is ruled out by its result too.
             target = _rejected_proposal(new, _open(recent, new), own=True)
+        if target is not None:
+            _retire(target, new)
+        # The values it changes; a statement that changes none of them, and names
+        # nothing, retires the statement it shares the most words with.
+        changed = _retire_values(new, recent)
         if (
             target is None
+            and not changed
             and not (new.kind == "correction" and new.turn == corrected_turn)
             # The assistant retires only what it names or a value it changes: shared
             # words alone retire its own findings when it merely elaborates on them.
@@ -228,11 +235,10 @@ def link(drafts: Sequence[Draft]) -> None:
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
             target = _closest(new, guessable)
-        if new.kind == "correction" and target is not None:
+            if target is not None:
+                _retire(target, new)
+        if new.kind == "correction" and (target is not None or changed):
             corrected_turn = new.turn
-        if target is not None:
-            _retire(target, new)
-        _retire_values(new, recent)
 
 
 def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
@@ -448,9 +454,9 @@ _SET_CUE = re.compile(
 )
 # A number with no unit, named by the word just before it: "epoch 也改成 2", "retries = 5".
 _KEYED = re.compile(
-    r"([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用)?\s*"
-    # A number glued to the word is part of a name ("line3", "v2"), not its value.
-    r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(?<![a-z_])(\d+(?:\.\d+)?)(?![\w.%])"
+    r"([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用|设|调到)?\s*"
+    # A number glued to the word is part of a name ("line3", "v2.3.1"), not its value.
+    r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(?<![\w.])(\d+(?:\.\d+)?)(?![\w.%])"
 )
 
 
@@ -470,6 +476,8 @@ _RATE = re.compile(
 _NOT_BARE = re.compile(r"(?:\bnot|\binstead of|而不是|不是)\s*(\d+(?:\.\d+)?)(?![\w.%])")
 # "2027-06-30": a date is a value of its own dimension.
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?![\w.])")
+# "$9/mo", "€12", "¥99": an amount of money ("99 元" is read as a unit of its own).
+_MONEY = re.compile(r"[$€£¥]\s?(\d+(?:\.\d+)?)(k\b)?")
 # "20:30", "9 点", "9pm": a time of day, in hours.
 _CLOCK = re.compile(r"(?<![\w.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _CLOCK_UNITS = frozenset(("点", "am", "pm"))
@@ -494,7 +502,7 @@ _COUNTERS = frozenset("个条张次台份项位只块")
 
 def _short(letter: str) -> str:
     """The unit a lone letter after a number stands for: "4K" is 4 kB, "12h" 12 hours."""
-    return letter if letter in "hsd" else letter + "b"
+    return letter if letter in "hsd%" else letter + "b"
 
 
 def _dimension(unit: str) -> tuple[str, float]:
@@ -522,6 +530,10 @@ def _values(text: str) -> dict[str, list[float]]:
         # "20 per minute" and "30 requests/minute" are one rate, per second.
         number, per = match.groups()
         out.setdefault("rate", []).append(float(number) / _dimension(per)[1])
+        taken.append(match.span())
+    for match in _MONEY.finditer(low):
+        amount, thousands = match.groups()
+        _put(out, "money", float(amount) * (1000 if thousands else 1), low, match.start())
         taken.append(match.span())
     for match in _CLOCK.finditer(low):
         hours, minutes = match.groups()
@@ -568,6 +580,26 @@ def _put(out: dict[str, list[float]], dimension: str, value: float, low: str, at
         found.insert(0, value)
     else:
         found.append(value)
+
+
+# "yearly stays $90", "保持 3 个副本不变": a value said to stay as it is.
+_STAYS = re.compile(
+    r"\b(?:stays?|remains?|keeps?|kept|still)\s+(?:at\s+)?[$€£¥]?\s*(\d+(?:\.\d+)?)|"
+    r"(?:保持|还是|维持|不变[，,]?)\s*[$€£¥]?\s*(\d+(?:\.\d+)?)"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def _kept(low: str) -> frozenset[float]:
+    """The numbers ``low`` says stay unchanged, in whatever unit they come."""
+    out: set[float] = set()
+    for match in _STAYS.finditer(low):
+        group = 1 if match.group(1) else 2
+        out.add(float(match.group(group)))
+        # "stays 4h" is 14,400 seconds, as the statement it names counted it.
+        start = match.start(group)
+        out.update(v[0] for v in _values(low[start - 1 : start + 16]).values())
+    return frozenset(out)
 
 
 # "max_ttl 24h is too short", "30 秒太短了": the value said to be wrong.
@@ -674,6 +706,8 @@ def _same_value(
                 continue
             if naming and previous[0] not in numbers[1:]:
                 continue
+            if previous[0] in _kept(new.content.casefold()):
+                continue  # "yearly stays $90": the old value named as unchanged
             if dim == "clock" and not _CLOCK_SET.search(new.content.casefold()):
                 continue  # "alert if it runs past 05:30" beside "finish before 06:00"
             # "12 hours, not 8" names the 8 it replaces: that reaches as far as a count.
@@ -685,7 +719,9 @@ def _same_value(
                 or (implied is not None and implied.get(dim) == previous[0])
                 or numbers[0] in previous[1:]
                 or previous[0] in numbers[1:]
-                or bool(words & _subject_words(old.content))
+                # Prices of different things share words ("monthly", "plan"): one price
+                # replaces another only when the statement names the old one.
+                or (dim != "money" and bool(words & _subject_words(old.content)))
             )
             if related:
                 out.append(old)
