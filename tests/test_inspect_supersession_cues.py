@@ -538,6 +538,13 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         # A number glued to a version is part of its name; "设" sets a value.
         ("ship v2.3.1 today", {}),
         ("batchsize 设 100000", {"=batchsiz": [100000.0]}),
+        # Chinese writes numbers against the words around them, and in words.
+        ("扩到48个副本", {"副本": [48.0]}),
+        ("双写两周，对数据量", {"time": [14 * 86400.0]}),
+        ("保留三十天", {"time": [30 * 86400.0]}),
+        ("keep three replicas", {"rep": [3.0], "=keep": [3.0]}),
+        # "一" and "one" are numbers only before a unit: "一个问题" is "a problem".
+        ("一个问题", {}),
     ],
 )
 def test_the_values_a_statement_names(text: str, values: dict[str, list[float]]) -> None:

@@ -45,7 +45,7 @@ _TOKEN = re.compile(r"[a-z]+")
 # and "7d" are times. A word that only goes on the sentence ("the 30 is per IP", "5 or
 # 6") is no unit.
 _VALUE = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)(?:[ -]?(?!(?:is|are|was|were|and|or|to|of|in|on|at|as|if|so|but|not|"
+    r"(?<![a-z0-9_.])(\d+(?:\.\d+)?)(?:[ -]?(?!(?:is|are|was|were|and|or|to|of|in|on|at|as|if|so|but|not|"
     r"no|the|it|be|by|for|with|from|then|than|actually|instead|first|please|pls|now|more|less|"
     r"each|total|too|also|only|tops)\b)([a-z]{2,}|[\u4e00-\u9fff])|([kmgthsd%])(?!\w|\.\w))"
 )
@@ -523,7 +523,7 @@ def _values(text: str) -> dict[str, list[float]]:
     "from 180 秒改成 30 秒" sets 30: a value right after a setting cue leads its
     dimension. Numbers in one unit of time compare across units ("2 小时" = "120 分钟").
     """
-    low = text.casefold()
+    low = _NUMBER_WORD.sub(_digits, text.casefold())
     out: dict[str, list[float]] = {}
     taken = []  # spans already read as a rate or a time of day
     for match in _RATE.finditer(low):
@@ -571,6 +571,66 @@ def _values(text: str) -> dict[str, list[float]]:
         found = out.setdefault("=" + _stem(key), [])
         found.append(float(number))
     return out
+
+
+# "three retries", "两周", "重试三次": numbers in words ("one" and "一" only before a unit
+# of time or a count, since they also mean "a").
+_WORD_NUMBERS = {
+    **{
+        w: n
+        for n, w in enumerate(
+            [
+                "two",
+                "three",
+                "four",
+                "five",
+                "six",
+                "seven",
+                "eight",
+                "nine",
+                "ten",
+                "eleven",
+                "twelve",
+            ],
+            2,
+        )
+    },
+    "twenty": 20,
+    "thirty": 30,
+    "sixty": 60,
+    "ninety": 90,
+}
+_CN_DIGITS = {
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_NUMBER_WORD = re.compile(
+    r"\b(?:" + "|".join(_WORD_NUMBERS) + r")\b|"
+    r"(?:[二两三四五六七八九]?十[一二三四五六七八九]?|[两二三四五六七八九])"
+    r"(?=\s*(?:个|次|台|天|周|个月|月|年|小时|分钟|秒|倍|份|条|块|位))|"
+    r"(?<![统唯第])一(?=\s*(?:天|周|个月|小时|分钟|秒|次))"
+)
+
+
+def _digits(match: re.Match[str]) -> str:
+    """The number a word spells, as digits with a space after ("两周" -> "2 周")."""
+    word = match.group()
+    if word in _WORD_NUMBERS:
+        return str(_WORD_NUMBERS[word])
+    if "十" in word:
+        tens, _, ones = word.partition("十")
+        number = _CN_DIGITS.get(tens, 1) * 10 + _CN_DIGITS.get(ones, 0)
+    else:
+        number = _CN_DIGITS[word]
+    return f"{number} "
 
 
 def _put(out: dict[str, list[float]], dimension: str, value: float, low: str, at: int) -> None:
