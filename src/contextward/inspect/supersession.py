@@ -575,31 +575,13 @@ def _values(text: str) -> dict[str, list[float]]:
 
 # "three retries", "两周", "重试三次": numbers in words ("one" and "一" only before a unit
 # of time or a count, since they also mean "a").
-_WORD_NUMBERS = {
-    **{
-        w: n
-        for n, w in enumerate(
-            [
-                "two",
-                "three",
-                "four",
-                "five",
-                "six",
-                "seven",
-                "eight",
-                "nine",
-                "ten",
-                "eleven",
-                "twelve",
-            ],
-            2,
-        )
-    },
-    "twenty": 20,
-    "thirty": 30,
-    "sixty": 60,
-    "ninety": 90,
-}
+_WORD_NUMBERS = dict(
+    zip(
+        re.findall(r"\w+", "two three four five six seven eight nine ten eleven twelve"),
+        range(2, 13),
+        strict=True,
+    )
+) | {"twenty": 20, "thirty": 30, "sixty": 60, "ninety": 90}
 _CN_DIGITS = {
     "一": 1,
     "二": 2,
