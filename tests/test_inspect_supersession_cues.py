@@ -524,7 +524,7 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         ("default_ttl 1h and max_ttl 24h.", {"time": [3600.0, 86400.0]}),
         ("timeout 30s, retention 7d", {"time": [30.0, 7 * 86400.0]}),
         # "4K" is still a size.
-        ("每块 4K", {"kb": [4.0]}),
+        ("每块 4K", {"bytes": [4096.0]}),
         # A counter with no noun after it is its own unit.
         ("失败后最多重试 3 次。", {"次": [3.0]}),
         # Times of day, in hours, the one set first.
@@ -545,6 +545,9 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         ("keep three replicas", {"rep": [3.0], "=keep": [3.0]}),
         # "一" and "one" are numbers only before a unit: "一个问题" is "a problem".
         ("一个问题", {}),
+        # Sizes in one dimension whatever the prefix: 500G, 375Gi, 512MiB.
+        ("local disk 500G, only 375Gi per node", {"bytes": [500.0 * 2**30, 375.0 * 2**30]}),
+        ("512MiB heap", {"bytes": [512.0 * 2**20]}),
     ],
 )
 def test_the_values_a_statement_names(text: str, values: dict[str, list[float]]) -> None:

@@ -506,9 +506,23 @@ def _short(letter: str) -> str:
 
 
 def _dimension(unit: str) -> tuple[str, float]:
-    """The dimension a unit measures and its factor: "minutes" -> ("time", 60)."""
+    """The dimension a unit measures and its factor: "minutes" -> ("time", 60), "Gi" ->
+    ("bytes", 2**30)."""
     factor = _SECONDS.get(unit) or _SECONDS.get(unit.removesuffix("s"))
-    return ("time", factor) if factor else (unit[:3], 1.0)
+    if factor:
+        return ("time", factor)
+    power = _BYTES.get(unit.removesuffix("s"))
+    return ("bytes", 1024.0**power) if power else (unit[:3], 1.0)
+
+
+# "500G", "375Gi", "300GB", "512MiB", "10 gigabytes": one dimension, whatever the prefix.
+_BYTES = {
+    unit: power
+    for power, names in enumerate(
+        ("kb kib ki kilobyte", "mb mib mi megabyte", "gb gib gi gigabyte", "tb tib ti terabyte"), 1
+    )
+    for unit in names.split(" ")
+}
 
 
 # One statement is compared with every later one within reach: its words and values
