@@ -19,3 +19,8 @@ def only(result: InspectionResult, content: str) -> Candidate:
     found = [c for c in result.candidates if c.content == content]
     assert len(found) == 1, [c.content for c in result.candidates]
     return found[0]
+
+
+def retired(result: InspectionResult, content: str) -> bool:
+    """Whether the one candidate with ``content`` was superseded."""
+    return only(result, content).superseded_by is not None

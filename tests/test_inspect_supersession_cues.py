@@ -6,7 +6,7 @@ import pytest
 
 from contextward.inspect import Message
 from contextward.inspect.supersession import _values
-from inspect_helpers import kind, only, run
+from inspect_helpers import kind, only, retired, run
 
 
 @pytest.mark.parametrize(
@@ -50,7 +50,7 @@ def test_a_correction_led_in_by_an_interjection_retires_what_it_names() -> None:
         old.superseded_by
         == only(result, "hm ok then forget the nightly job for now, we are fast enough.").id
     )
-    assert only(result, "Speed up CI for the payments repo.").superseded_by is None
+    assert not retired(result, "Speed up CI for the payments repo.")
 
 
 def test_a_rejection_a_question_later_retires_the_plan_it_names_not_a_finding() -> None:
@@ -107,7 +107,7 @@ def test_a_size_in_k_and_a_date_are_values_that_a_correction_replaces() -> None:
         Message("a2", "assistant", "The v1 sunset date is set to 2027-06-30 in deprecation.go."),
         Message("u3", "user", "The sunset is 2027-03-31, not June."),
     )
-    assert only(result, "download in chunks of 4K").superseded_by is not None
+    assert retired(result, "download in chunks of 4K")
     sunset = only(result, "The v1 sunset date is set to 2027-06-30 in deprecation.go.")
     assert sunset.superseded_by == only(result, "The sunset is 2027-03-31, not June.").id
 
@@ -132,7 +132,7 @@ def test_a_new_count_of_the_same_thing_reaches_far_back_a_new_time_does_not() ->
         only(result, "3 seeds per config.").superseded_by
         == only(result, "Actually make it 5 seeds, the gap is too small for 3.").id
     )
-    assert only(result, "Each run gets a 30 minute budget.").superseded_by is None
+    assert not retired(result, "Each run gets a 30 minute budget.")
 
 
 @pytest.mark.parametrize("role", ["user", "assistant"])
@@ -344,7 +344,7 @@ def test_the_owner_s_first_request_is_not_retired_by_shared_words() -> None:
             "So reporting gets a static role instead: Vault rotates the password of reporting_ro.",
         ),
     )
-    assert only(result, goal).superseded_by is None
+    assert not retired(result, goal)
 
 
 def test_a_description_with_not_in_it_replaces_nothing() -> None:
@@ -411,9 +411,9 @@ def test_12_hours_not_8_reaches_back_for_the_8_hours() -> None:
     )
 
 
-@pytest.mark.parametrize(("chatter", "retired"), [(10, True), (260, False)])
+@pytest.mark.parametrize(("chatter", "expected"), [(10, True), (260, False)])
 def test_a_named_replacement_reaches_far_back_but_not_without_bound(
-    chatter: int, retired: bool
+    chatter: int, expected: bool
 ) -> None:
     """ "Use grpc instead of the worker pool" finds the plan a few hundred turns back at
     most, so a session of many replacements stays linear (bench: inspect_speed)."""
@@ -427,8 +427,8 @@ def test_a_named_replacement_reaches_far_back_but_not_without_bound(
         *between,
         Message("u1", "user", "Use grpc streaming instead of the worker pool."),
     )
-    old = only(result, "I'll use a worker pool with 8 workers for the ingest service.")
-    assert (old.superseded_by is not None) is retired
+    plan = "I'll use a worker pool with 8 workers for the ingest service."
+    assert retired(result, plan) is expected
 
 
 def test_a_new_setting_never_moves_a_limit() -> None:
@@ -447,12 +447,12 @@ def test_a_new_setting_never_moves_a_limit() -> None:
             "back to primary",
         ),
     )
-    assert only(result, limit).superseded_by is None
-    assert only(result, "refresh every 1 minute").superseded_by is not None
+    assert not retired(result, limit)
+    assert retired(result, "refresh every 1 minute")
 
 
 @pytest.mark.parametrize(
-    ("reply", "retired"),
+    ("reply", "expected"),
     [
         ("ok but we have a remote cache already at ge.acme.internal, better to use that one", True),
         ("pt-osc 别用了，t_order 上本来就挂了触发器。用 gh-ost。", True),
@@ -463,7 +463,7 @@ def test_a_new_setting_never_moves_a_limit() -> None:
     ],
 )
 def test_the_owner_putting_something_else_in_place_retires_the_plan_just_proposed(
-    reply: str, retired: bool
+    reply: str, expected: bool
 ) -> None:
     plan = "I propose adding setup-gradle so the build cache lives in the Actions cache."
     result = run(
@@ -471,7 +471,7 @@ def test_the_owner_putting_something_else_in_place_retires_the_plan_just_propose
         Message("a0", "assistant", plan),
         Message("u1", "user", reply),
     )
-    assert (only(result, plan).superseded_by is not None) is retired
+    assert retired(result, plan) is expected
 
 
 def test_an_owner_taking_up_the_plan_by_name_retires_nothing() -> None:
@@ -481,7 +481,7 @@ def test_an_owner_taking_up_the_plan_by_name_retires_nothing() -> None:
         Message("a0", "assistant", plan),
         Message("u1", "user", "好，就用 Redis 吧"),
     )
-    assert only(result, plan).superseded_by is None
+    assert not retired(result, plan)
 
 
 @pytest.mark.parametrize(
@@ -506,7 +506,7 @@ def test_an_owner_s_replacing_statement_of_any_kind_retires_the_choice_it_is_abo
         Message("a0", "assistant" if choice.startswith("I'll") else "user", choice),
         Message("u1", "user", reply),
     )
-    assert only(result, choice).superseded_by is not None
+    assert retired(result, choice)
 
 
 def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
@@ -561,7 +561,7 @@ def test_a_new_value_set_outright_moves_a_limit_on_the_same_thing() -> None:
         Message("a1", "assistant", "我用 tenacity 包一层，按指数退避重试。"),
         Message("u2", "user", "重试次数改成 5 次，银行接口偶尔会连续抖动。"),
     )
-    assert only(result, "失败后最多重试 3 次。").superseded_by is not None
+    assert retired(result, "失败后最多重试 3 次。")
 
 
 def test_an_owner_naming_the_old_value_beside_a_new_one_retires_it() -> None:
@@ -585,7 +585,7 @@ def test_an_owner_naming_the_old_value_beside_a_new_one_retires_it() -> None:
             "than 12h ones",
         ),
     )
-    assert only(result, "12h time limit per job").superseded_by is not None
+    assert retired(result, "12h time limit per job")
 
 
 def test_a_different_time_of_day_replaces_only_when_it_is_set() -> None:
@@ -598,8 +598,8 @@ def test_a_different_time_of_day_replaces_only_when_it_is_set() -> None:
         Message("u3", "user", "Send the summary mail at 07:00 import time."),
         Message("u4", "user", "move the summary mail to 08:15, people are not in yet at 7"),
     )
-    assert only(result, done_by).superseded_by is None
-    assert only(result, "Send the summary mail at 07:00 import time.").superseded_by is not None
+    assert not retired(result, done_by)
+    assert retired(result, "Send the summary mail at 07:00 import time.")
 
 
 @pytest.mark.parametrize(
@@ -616,7 +616,7 @@ def test_a_value_called_wrong_retires_the_plan_that_set_it(reply: str) -> None:
         Message("a0", "assistant", plan),
         Message("u1", "user", reply),
     )
-    assert only(result, plan).superseded_by is not None
+    assert retired(result, plan)
 
 
 def test_an_also_in_the_reason_does_not_make_a_replacement_an_addition() -> None:
@@ -633,9 +633,9 @@ def test_an_also_in_the_reason_does_not_make_a_replacement_an_addition() -> None
             "from the same IP",
         ),
     )
-    assert only(result, plan).superseded_by is not None
+    assert retired(result, plan)
     # "max 30" is their limit, which our own pace does not move.
-    assert only(result, limit).superseded_by is None
+    assert not retired(result, limit)
 
 
 def test_a_rejection_retires_the_plan_it_names_not_a_finding_sharing_small_words() -> None:
@@ -652,8 +652,8 @@ def test_a_rejection_retires_the_plan_it_names_not_a_finding_sharing_small_words
             "caches every run.",
         ),
     )
-    assert only(result, plan).superseded_by is not None
-    assert only(result, finding).superseded_by is None
+    assert retired(result, plan)
+    assert not retired(result, finding)
 
 
 @pytest.mark.parametrize(
@@ -672,7 +672,7 @@ def test_a_plan_the_assistant_leans_towards_is_a_proposal_the_owner_can_turn_dow
         Message("a0", "assistant", plan),
         Message("u1", "user", "锁不行。"),
     )
-    assert only(result, plan).superseded_by is not None
+    assert retired(result, plan)
 
 
 def test_the_assistant_turning_down_its_own_plan_by_name_retires_it() -> None:
@@ -688,8 +688,8 @@ def test_the_assistant_turning_down_its_own_plan_by_name_retires_it() -> None:
             "Then Papa Parse is off the table for now, since it's a new dependency.",
         ),
     )
-    assert only(result, plan).superseded_by is not None
-    assert only(result, finding).superseded_by is None
+    assert retired(result, plan)
+    assert not retired(result, finding)
 
 
 @pytest.mark.parametrize(
@@ -716,8 +716,8 @@ def test_an_owner_s_trial_is_retired_by_the_result_that_rules_it_out(
         Message("a2", "assistant", result_text),
     )
     assert kind(result_text, "assistant") == "rejected"
-    assert only(result, trial).superseded_by is not None
-    assert only(result, rule).superseded_by is None
+    assert retired(result, trial)
+    assert not retired(result, rule)
 
 
 def test_a_price_replaces_only_the_price_it_names_and_never_one_said_to_stay() -> None:
@@ -734,5 +734,5 @@ def test_a_price_replaces_only_the_price_it_names_and_never_one_said_to_stay() -
             "make monthly $12 actually, $9 felt too cheap next to competitors, yearly stays $90.",
         ),
     )
-    assert only(result, monthly).superseded_by is not None
-    assert only(result, yearly).superseded_by is None
+    assert retired(result, monthly)
+    assert not retired(result, yearly)
