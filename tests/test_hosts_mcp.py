@@ -21,7 +21,7 @@ from mcp_types import INVALID_REQUEST, JSONRPCNotification, jsonrpc_message_adap
 from pydantic import ValidationError
 
 from contextward.hosts.mcp import build_server
-from contextward.hosts.mcp_stdio import Refused, parse_line
+from contextward.hosts.mcp_stdio import MAX_LINE, Refused, parse_line
 from contextward.store import Store
 
 SRC = str(Path(__file__).parents[1] / "src")
@@ -309,8 +309,8 @@ def test_malformed_notifications_and_responses_are_never_answered(wire: Wire) ->
     assert SECRET not in wire.close()
 
 
-def test_a_50_mb_line_is_answered_in_memory_bounded_by_the_line(wire: Wire) -> None:
-    size = 50 * 2**20
+def test_a_30_mb_line_is_answered_in_memory_bounded_by_the_line(wire: Wire) -> None:
+    size = 30 * 2**20
     before = wire.peak_kib()
     wire.send(b"x" * size)
     assert wire.answer(timeout=20) == PARSE_ERROR
@@ -319,6 +319,18 @@ def test_a_50_mb_line_is_answered_in_memory_bounded_by_the_line(wire: Wire) -> N
     after = wire.peak_kib()
     if before is not None and after is not None:
         assert (after - before) * 1024 < 6 * size  # the line, its text and a parse: not 6 GB
+    assert wire.tool_names() == TOOLS
+    wire.close()
+
+
+def test_a_line_over_the_cap_is_refused_without_being_held_whole(wire: Wire) -> None:
+    size = 8 * MAX_LINE
+    before = wire.peak_kib()
+    wire.send(b'{"jsonrpc":"2.0","id":4,"method":"tools/list","params":"' + b"x" * size + b'"}')
+    assert wire.answer(timeout=30) == invalid_request(None)
+    after = wire.peak_kib()
+    if before is not None and after is not None:
+        assert (after - before) * 1024 < 3 * MAX_LINE  # the cap, not the 256 MiB line
     assert wire.tool_names() == TOOLS
     wire.close()
 

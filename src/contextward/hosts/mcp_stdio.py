@@ -13,6 +13,8 @@ answered by the transport:
   a bool or a float makes a request invalid: the SDK took it for a notification;
 - what reads as a notification (a string ``method``, no ``id``) or as a response
   (``result`` or ``error``, no ``method``) is never answered, however malformed;
+- a line longer than ``MAX_LINE`` (32 MiB) is skipped in 1 MiB chunks, never held
+  whole, and answered ``-32600``, id null (its id was never read);
 - a blank line is skipped.
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr, as under the
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -139,19 +141,39 @@ async def serve_stdio(serve: Serve) -> None:
         to_server, from_client = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         to_client, from_server = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_read, anyio.wrap_file(wire_in), to_server, to_client.clone())
+            tasks.start_soon(_read, wire_in, to_server, to_client.clone())
             tasks.start_soon(_write, anyio.wrap_file(wire_out), from_server)
             await serve(from_client, to_client)
 
 
+#: The longest line read whole (a tool call carrying a long summary is a few MiB); a
+#: longer one is skipped in chunks of ``_CHUNK`` and refused, so memory stays bounded.
+MAX_LINE = 32 * 2**20
+_CHUNK = 2**20
+
+
+async def _lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
+    """Each line of ``stdin``, or None for one longer than ``MAX_LINE`` (skipped unread)."""
+    while line := await anyio.to_thread.run_sync(stdin.readline, MAX_LINE + 1):
+        if len(line.removesuffix(b"\n")) <= MAX_LINE:
+            yield line
+            continue
+        # Over the cap: the rest of the line is read in chunks and dropped.
+        while not line.endswith(b"\n") and (
+            line := await anyio.to_thread.run_sync(stdin.readline, _CHUNK)
+        ):
+            pass
+        yield None
+
+
 async def _read(
-    stdin: anyio.AsyncFile[bytes],
+    stdin: BinaryIO,
     to_server: ObjectSendStream[SessionMessage | Exception],
     to_client: ObjectSendStream[SessionMessage],
 ) -> None:
     async with to_server, to_client:
-        async for line in stdin:
-            parsed = parse_line(line)
+        async for line in _lines(stdin):
+            parsed = Refused(_error(INVALID_REQUEST, None)) if line is None else parse_line(line)
             try:
                 if not isinstance(parsed, Refused):
                     await to_server.send(SessionMessage(parsed))
