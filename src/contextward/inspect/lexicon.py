@@ -62,7 +62,7 @@ class _StartOrAnywhere:
     only when the text contains a word they need. One ``search`` over a big alternation with ``^`` branches
     retries every branch at every position, which is slow."""
 
-    __slots__ = ("_anywhere", "_gated", "_start")
+    __slots__ = ("_anywhere", "_ascii", "_gated", "_start")
 
     def __init__(
         self, start: str, anywhere: str, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
@@ -70,12 +70,15 @@ class _StartOrAnywhere:
         self._start = _re(start)
         self._anywhere = _re(anywhere)
         self._gated = tuple((needles, _re(pattern)) for needles, pattern in gated)
+        # Gates whose words are all ASCII: the only ones ASCII text can open.
+        self._ascii = tuple(g for g in self._gated if all(n.isascii() for n in g[0]))
 
     def search(self, text: str) -> re.Match[str] | None:
         found = self._start.match(text) or self._anywhere.search(text)
         if found:
             return found
-        for needles, pattern in self._gated:
+        # str.isascii is O(1): most English text skips the Chinese gates without a scan.
+        for needles, pattern in self._ascii if text.isascii() else self._gated:
             if any(n in text for n in needles):
                 found = pattern.match(text)
                 if found:
