@@ -654,7 +654,7 @@ def _kept(low: str) -> frozenset[float]:
         out.add(float(match.group(group)))
         # "stays 4h" is 14,400 seconds, as the statement it names counted it.
         start = match.start(group)
-        out.update(v[0] for v in _values(low[start - 1 : start + 16]).values())
+        out.update(v[0] for v in _values(low[max(0, start - 1) : start + 16]).values())
     return frozenset(out)
 
 
