@@ -736,3 +736,15 @@ def test_a_price_replaces_only_the_price_it_names_and_never_one_said_to_stay() -
     )
     assert retired(result, monthly)
     assert not retired(result, yearly)
+
+
+def test_an_owner_s_instead_right_after_a_plan_retires_it_by_one_shared_name() -> None:
+    """The shape `make bench` times (8,000 of these turns): "instead" right after the plan
+    retires it though only "service5" is shared."""
+    plan = "I'll use worker pool variant5 with 7 workers for service5."
+    result = run(
+        Message("u0", "user", "Speed up the ingest services."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "Use grpc5 instead for service5."),
+    )
+    assert retired(result, plan)

@@ -845,7 +845,7 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
     if new.kind == "rejected":
         return _rejected_proposal(new, earlier)
     if new.kind != "correction":
-        return None
+        return _replaced_plan(new, earlier) if new.replaces else None
     words = _words(new.content)
     best: Draft | None = None
     best_score = 0
@@ -868,6 +868,18 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
         if owner is not None and len(words & _words(owner.content)) >= best_score:
             return owner
     return best
+
+
+def _replaced_plan(new: Draft, earlier: list[Draft]) -> Draft | None:
+    """ "Use grpc instead for service5" right after "I'll use a worker pool for service5":
+    the assistant's last plan in the turn just before that shares a word with it."""
+    words = _words(new.content)
+    for old in reversed(earlier):
+        if new.turn - old.turn > ADJACENT:
+            return None
+        if old.role == "assistant" and old.kind == "decision" and words & _words(old.content):
+            return old
+    return None
 
 
 # "I'd create …", "My proposal: …", "我打算…": the assistant putting a plan forward.
