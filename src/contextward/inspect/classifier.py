@@ -341,6 +341,8 @@ def _narrates(text: str, low: str) -> bool:
 
 def weight(text: str) -> int:
     """Length with a CJK character counted like a short word, so thresholds fit both scripts."""
+    if text.isascii():  # O(1): no CJK to count
+        return len(text)
     return len(text) + 2 * len(_CJK.findall(text))
 
 

@@ -52,6 +52,8 @@ _ERROR_HINTS = (
 )
 
 
+_ERROR_HINT = re.compile("|".join(map(re.escape, _ERROR_HINTS)))
+
 _QUOTES = "\"'`“”‘’「」『』 "
 
 
@@ -225,7 +227,7 @@ def _tool(
     probe = text if len(text) <= 4096 else _ends(text, 2048)
     line = ""
     low = probe.lower()
-    failed = message.is_error or any(hint in low for hint in _ERROR_HINTS)
+    failed = message.is_error or bool(_ERROR_HINT.search(low))
     if failed:
         for match in _ERROR.finditer(probe):  # the last error line usually names the cause
             line = match.group().strip()
