@@ -596,18 +596,7 @@ _WORD_NUMBERS = dict(
         strict=True,
     )
 ) | {"twenty": 20, "thirty": 30, "sixty": 60, "ninety": 90}
-_CN_DIGITS = {
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_CN_DIGITS = dict(zip("一二两三四五六七八九", (1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _NUMBER_WORD = re.compile(
     r"\b(?:" + "|".join(_WORD_NUMBERS) + r")\b|"
     r"(?:[二两三四五六七八九]?十[一二三四五六七八九]?|[两二三四五六七八九])"
@@ -638,10 +627,11 @@ def _put(out: dict[str, list[float]], dimension: str, value: float, low: str, at
         found.append(value)
 
 
-# "yearly stays $90", "保持 3 个副本不变": a value said to stay as it is.
+# "yearly stays $90", "副本数保持 3 个": a value said to stay as it is.
 _STAYS = re.compile(
     r"\b(?:stays?|remains?|keeps?|kept|still)\s+(?:at\s+)?[$€£¥]?\s*(\d+(?:\.\d+)?)|"
-    r"(?:保持|还是|维持|不变[，,]?)\s*[$€£¥]?\s*(\d+(?:\.\d+)?)"
+    # Not "还是": "还是 3 次" may as well go back to 3.
+    r"(?:保持|维持)\s*[$€£¥]?\s*(\d+(?:\.\d+)?)"
 )
 
 
