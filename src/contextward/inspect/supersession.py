@@ -39,6 +39,7 @@ _WORD = re.compile(r"[a-z0-9_./-]{3,}|\d+|[\u4e00-\u9fff]{2,}")
 # "I first tried X" tells history; it does not retire the current choice.
 _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|尝试过|试了", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
 # "4K" and "1k" are sizes too: a lone k, m, g or t right after its number; "12h", "30s"
@@ -539,6 +540,8 @@ def _values(text: str) -> dict[str, list[float]]:
     """
     low = _NUMBER_WORD.sub(_digits, text.casefold())
     out: dict[str, list[float]] = {}
+    if not _DIGIT.search(low):
+        return out  # every value below starts with a digit
     taken = []  # spans already read as a rate or a time of day
     for match in _RATE.finditer(low):
         # "20 per minute" and "30 requests/minute" are one rate, per second.
@@ -710,8 +713,14 @@ def _same_value(
     mine = _values(new.content)
     if not mine:
         return []
+    low = new.content.casefold()
     words = _subject_words(new.content)
-    faulted = _faulted(new.content.casefold())
+    faulted = _faulted(low)
+    kept = _kept(low)
+    named_values = _named_values(low)
+    # A new setting never moves a limit, unless it is a limit too or sets a value outright.
+    moves_limits = bool(_BOUND.search(low) or _SETS.search(low))
+    clock_set = bool(_CLOCK_SET.search(low))
     out: list[Draft] = []
     for old in reversed(earlier):
         gap = new.turn - old.turn
@@ -737,11 +746,7 @@ def _same_value(
             )
         ):
             continue
-        if (
-            _BOUND.search(old.content.casefold())
-            and not _BOUND.search(new.content.casefold())
-            and not _SETS.search(new.content.casefold())
-        ):
+        if not moves_limits and _bounded(old.content):
             # "p99 should be under 50ms" is a limit; "make it every 10 minutes" sets how
             # often: a new setting never moves a limit.
             continue
@@ -752,12 +757,12 @@ def _same_value(
                 continue
             if naming and previous[0] not in numbers[1:]:
                 continue
-            if previous[0] in _kept(new.content.casefold()):
+            if previous[0] in kept:
                 continue  # "yearly stays $90": the old value named as unchanged
-            if dim == "clock" and not _CLOCK_SET.search(new.content.casefold()):
+            if dim == "clock" and not clock_set:
                 continue  # "alert if it runs past 05:30" beside "finish before 06:00"
             # "12 hours, not 8" names the 8 it replaces: that reaches as far as a count.
-            named = naming or previous[0] in _named_values(new.content.casefold()).get(dim, ())
+            named = naming or previous[0] in named_values.get(dim, ())
             if gap > CORRECTION_REACH and not named and (dim in ("time", "date") or dim[0] == "="):
                 continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
@@ -790,9 +795,18 @@ _UNIT_WORD = re.compile(
 )
 
 
-def _subject_words(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def _bounded(text: str) -> bool:
+    """Whether ``text`` sets a limit on a value ("under 50ms", "最多 3 次")."""
+    return bool(_BOUND.search(text.casefold()))
+
+
+@lru_cache(maxsize=_CACHE)
+def _subject_words(text: str) -> frozenset[str]:
     """Content words without numbers and units: what a value is a value of."""
-    return {w for w in _words(text) if not any(c.isdigit() for c in w) and not _UNIT_WORD.match(w)}
+    return frozenset(
+        w for w in _words(text) if not any(c.isdigit() for c in w) and not _UNIT_WORD.match(w)
+    )
 
 
 def _compatible(new: str, old: str) -> bool:
