@@ -71,18 +71,17 @@ class _StartOrAnywhere:
         self._anywhere = _re(anywhere)
         # Each gate's words as one pattern: one scan of the text instead of one per word.
         self._gated = tuple(
-            (_re("|".join(map(re.escape, needles))), _re(pattern), all(map(str.isascii, needles)))
-            for needles, pattern in gated
+            (_re("|".join(map(re.escape, needles))), _re(pattern)) for needles, pattern in gated
         )
         # Gates whose words are all ASCII: the only ones ASCII text can open.
-        self._ascii = tuple(g for g in self._gated if g[2])
+        self._ascii = tuple(g for g in self._gated if g[0].pattern.isascii())
 
     def search(self, text: str) -> re.Match[str] | None:
         found = self._start.match(text) or self._anywhere.search(text)
         if found:
             return found
         # str.isascii is O(1): most English text skips the Chinese gates without a scan.
-        for needles, pattern, _ in self._ascii if text.isascii() else self._gated:
+        for needles, pattern in self._ascii if text.isascii() else self._gated:
             if needles.search(text):
                 found = pattern.match(text)
                 if found:

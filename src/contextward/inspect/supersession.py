@@ -506,6 +506,12 @@ def _short(letter: str) -> str:
     return letter if letter in "hsd%" else letter + "b"
 
 
+def _scale(value: re.Match[str]) -> tuple[str, float]:
+    """The dimension and factor of a ``_VALUE`` match's unit, as written."""
+    _number, unit, letter = value.groups()
+    return _dimension(unit or _short(letter))
+
+
 def _dimension(unit: str) -> tuple[str, float]:
     """The dimension a unit measures and its factor: "minutes" -> ("time", 60), "Gi" ->
     ("bytes", 2**30)."""
@@ -665,9 +671,8 @@ def _faulted(low: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for match in _VALUE.finditer(low):
         if _TOO.match(low, match.end()):
-            number, unit, size = match.groups()
-            dimension, factor = _dimension(unit or _short(size))
-            out.setdefault(dimension, []).append(float(number) * factor)
+            dimension, factor = _scale(match)
+            out.setdefault(dimension, []).append(float(match.group(1)) * factor)
     return out
 
 
@@ -687,8 +692,7 @@ def _named_values(low: str) -> dict[str, list[float]]:
             per = _dimension(rate[-1].group(2))[1]
             out.setdefault("rate", []).append(float(match.group(1)) / per)
         elif value:
-            _number, unit, size = value[-1].groups()
-            dimension, factor = _dimension(unit or _short(size))
+            dimension, factor = _scale(value[-1])
             out.setdefault(dimension, []).append(float(match.group(1)) * factor)
     return out
 
