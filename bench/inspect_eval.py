@@ -459,7 +459,7 @@ def score_baseline(split: str, *, adjudicated: bool = True) -> Score:
 # ---------------------------------------------------------------- report
 
 
-SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+SPLITS = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 
 
 HELD_OUT = SPLITS[1:]
