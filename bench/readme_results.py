@@ -128,8 +128,8 @@ def inspection_section() -> list[str]:
         f"and the held-out sets {', '.join(f'{s} ({sessions[s]})' for s in blind)}, never "
         "tuned on. Marked spans are memories; every other candidate is noise. A second "
         "annotator, blind to the classifier, re-read the dev sessions of the six later authors "
-        "and every held-out set but heldout5 (written last, it has only the independent "
-        "annotation below); the columns score what both annotators agree on (a span "
+        "and every held-out set but heldout5 and heldout6 (written last, they have only the "
+        "independent annotation below); the columns score what both annotators agree on (a span "
         "they dispute counts as neither), and one column repeats ours on the first "
         "annotator's labels alone (bench/data/inspect/README.md).",
         "",
