@@ -31,7 +31,7 @@ PARSE_ERROR = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message"
 TOOLS = {
     "status", "brief", "checkpoint", "decide", "note", "journal", "recall", "intent", "verify",
     "evidence", "loops", "diff", "preflight", "budget", "orientation", "contract", "inspect",
-    "guidance", "snapshot", "check", "restore", "load",
+    "inspect_prompt", "guidance", "snapshot", "check", "restore", "load",
 }  # fmt: skip
 
 
@@ -121,6 +121,89 @@ async def test_the_compaction_loop_through_tools(project: Path) -> None:
     assert snap["schemaVersion"] == 1 and snap["seq"] == 1
     assert report["criticalFailures"] and report["ok"] is False
     assert "Never push to main; open a PR instead." in restore
+
+
+# The owner moves away from a plan in words the rules cannot read as replacing it.
+PLAN = [
+    {"role": "user", "content": "Ship the billing export to the finance bucket."},
+    {"role": "user", "content": "Package it as a Helm chart."},
+    {"role": "assistant", "content": "Starting on the chart now."},
+    {"role": "user", "content": "The cluster team owns every chart, so plain manifests from us."},
+]
+READING = {
+    "candidates": [
+        {"kind": "goal", "content": "Ship the billing export to the finance bucket."},
+        {
+            "kind": "decision",
+            "content": "The cluster team owns every chart, so plain manifests from us.",
+            "replaces": "Package it as a Helm chart.",
+        },
+    ]
+}
+
+
+@pytest.mark.anyio
+async def test_provider_mode_through_tools_the_model_reads_what_rules_cannot(
+    project: Path,
+) -> None:
+    answer = json.dumps(READING)
+    async with Client(build_server()) as client:
+        asked = await call(client, "inspect_prompt", {"messages": PLAN})
+        rules = await call(client, "inspect", {"messages": PLAN})
+        read = await call(client, "inspect", {"messages": PLAN, "answer": answer})
+        # A client may send the JSON itself rather than a string: it is read the same.
+        as_object = await call(client, "inspect", {"messages": PLAN, "answer": READING})
+        guidance = await call(client, "guidance", {"messages": PLAN, "answer": answer})
+        snap = await call(client, "snapshot", {"messages": PLAN, "answer": answer})
+    assert "Answer with JSON only." in asked and "Package it as a Helm chart." in asked
+    helm = "Package it as a Helm chart."
+
+    def action(result: dict[str, Any]) -> str:
+        return next(c["action"] for c in result["candidates"] if c["content"] == helm)
+
+    assert rules["mode"] == "rules" and action(rules) == "keep"
+    assert read["mode"] == "provider" and action(read) == "drop"
+    assert "fallback_reason" not in read and as_object == read
+    must, _, stale = guidance.partition("Can discard")
+    assert helm in stale and helm not in must
+    assert "plain manifests from us." in must
+    kept = [item["content"] for item in snap["items"]]
+    assert helm not in kept and PLAN[3]["content"] in kept
+    assert "fallback_reason" not in snap
+
+
+@pytest.mark.anyio
+async def test_an_answer_that_cannot_be_used_falls_back_to_rules_and_says_why(
+    project: Path,
+) -> None:
+    invented = json.dumps({"candidates": [{"kind": "decision", "content": SECRET.decode()}]})
+    async with Client(build_server()) as client:
+        result = await call(client, "inspect", {"messages": PLAN, "answer": invented})
+        prose = await call(client, "guidance", {"messages": PLAN, "answer": "no JSON here"})
+        snap = await call(client, "snapshot", {"messages": PLAN, "answer": '{"candidates": }'})
+    assert result["mode"] == "rules"
+    assert result["fallback_reason"] == "none of its 1 proposals is in the transcript"
+    assert prose.startswith("contextward: answer not used (the host's model answered without JSON)")
+    assert "Package it as a Helm chart." in prose
+    assert snap["fallback_reason"] == "the host's model answered malformed JSON"
+    assert SECRET.decode() not in json.dumps([result, prose, snap])
+
+
+@pytest.mark.anyio
+async def test_an_answer_too_large_is_refused_without_content(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from contextward.inspect import provider
+
+    monkeypatch.setattr(provider, "MAX_ANSWER_BYTES", 64)
+    async with Client(build_server()) as client:
+        refused = await client.call_tool(
+            "inspect", {"messages": PLAN, "answer": SECRET.decode() * 4}
+        )
+    assert refused.is_error
+    text = refused.content[0].text  # type: ignore[union-attr]
+    assert text.endswith("invalid_request: the answer is larger than 64 bytes")
+    assert SECRET.decode() not in text
 
 
 @pytest.mark.anyio

@@ -23,6 +23,7 @@ from pathlib import Path
 from .brief.restore import RestorePlan, plan_restore, render_restore, snapshot_from
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
 from .inspect import (
+    CandidateProvider,
     InspectionResult,
     Message,
     ReviewDecision,
@@ -109,12 +110,14 @@ def capture(
     label: str = "",
     env: Mapping[str, str] | None = None,
     root: Path | None = None,
+    provider: CandidateProvider | None = None,
 ) -> Capture:
     """Inspect ``messages``, store the snapshot of what must survive, return the guidance.
 
-    ``root`` names the project whose record joins the snapshot (default: the store's).
+    ``root`` names the project whose record joins the snapshot (default: the store's);
+    ``provider`` is a model's reading (provider mode; any failure falls back to rules).
     """
-    result = inspect_messages(messages_since_compaction(messages))
+    result = inspect_messages(messages_since_compaction(messages), provider=provider)
     return capture_inspection(store, result, session_id=session_id, label=label, env=env, root=root)
 
 

@@ -18,7 +18,7 @@ from ..inspect import (
     inspect_stream,
     parse_decisions,
 )
-from ..inspect.provider import Answered, ProviderAnswerError, asked
+from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
 from ..printable import one_line
 from ..redact import mask
@@ -39,8 +39,6 @@ ANSWER_OPTION = click.option(
     help="Provider mode: a model's answer to `contextward inspect --prompt` for this transcript.",
 )
 _PREVIEW = 72
-#: A model's answer larger than this is refused (2,000 proposals of 4,000 characters fit).
-MAX_ANSWER_BYTES = 32 << 20
 
 
 def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionResult:

@@ -147,6 +147,22 @@ def _messages(messages: list[dict[str, Any]]) -> Any:
     return open_transcript(io.BytesIO(data), "messages").messages
 
 
+def _answered(answer: str | None) -> Any:
+    """Provider mode from a model's answer to ``inspect_prompt`` (None: rules mode)."""
+    from ..inspect.provider import MAX_ANSWER_BYTES, Answered
+
+    if answer is None:
+        return None
+    if len(answer.encode("utf-8", "surrogatepass")) > MAX_ANSWER_BYTES:
+        raise ToolError(f"invalid_request: the answer is larger than {MAX_ANSWER_BYTES:,} bytes")
+    return Answered(answer)
+
+
+def _fallback(answer: str | None, reason: str | None) -> dict[str, str]:
+    """``{"fallback_reason": ...}`` when an answer was given and not used (our words only)."""
+    return {"fallback_reason": reason} if answer is not None and reason else {}
+
+
 def build_server() -> MCPServer:
     """The server with every tool registered; each call opens the project it serves."""
     # WARNING: the SDK logs every failed call at INFO with the name the client sent,
@@ -406,28 +422,56 @@ def build_server() -> MCPServer:
             for c in load_contract(root).constraints
         ]
 
+    @tool(READ, "Provider-mode prompt")
+    def inspect_prompt(messages: list[dict[str, Any]]) -> str:
+        """What provider mode asks a model about these messages ({role, content}). Answer it
+        with JSON and pass that as `answer` to inspect, guidance or snapshot: proposals not
+        found verbatim are rejected, the same policy decides, any failure falls back to rules."""
+        from ..inspect.provider import ProviderAnswerError, asked
+
+        try:
+            return asked(list(_messages(messages)))
+        except ProviderAnswerError as exc:  # our own words: the transcript is too large
+            raise ToolError(f"provider_error: {exc}") from None
+
     @tool(READ, "Inspect a conversation")
-    def inspect(messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """Candidate memories of messages ({role, content}) with keep / drop / review."""
+    def inspect(messages: list[dict[str, Any]], answer: Text = None) -> dict[str, Any]:
+        """Candidate memories of messages ({role, content}) with keep / drop / review;
+        `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..inspect import inspect_messages
 
-        return inspect_messages(_messages(messages)).to_dict()
+        result = inspect_messages(_messages(messages), provider=_answered(answer))
+        return {**result.to_dict(), **_fallback(answer, result.fallback_reason)}
 
     @tool(READ, "Compaction guidance")
-    def guidance(messages: list[dict[str, Any]]) -> str:
-        """What a summary of these messages must preserve, can discard, should weigh."""
+    def guidance(messages: list[dict[str, Any]], answer: Text = None) -> str:
+        """What a summary of these messages must preserve, can discard, should weigh;
+        `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..inspect import build_guidance, inspect_messages
 
-        return build_guidance(inspect_messages(_messages(messages))).text()
+        result = inspect_messages(_messages(messages), provider=_answered(answer))
+        note = _fallback(answer, result.fallback_reason)
+        text = build_guidance(result).text()
+        return (
+            f"contextward: answer not used ({note['fallback_reason']})\n\n{text}" if note else text
+        )
 
     @tool(WRITE, "Snapshot before compaction")
-    def snapshot(messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """Store the snapshot of what must survive (messages plus the project's record); returns it."""
+    def snapshot(messages: list[dict[str, Any]], answer: Text = None) -> dict[str, Any]:
+        """Store the snapshot of what must survive (messages plus the project's record); returns
+        it. `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..compaction import capture
 
+        provider = _answered(answer)
         with _store(project_dir()) as store:
-            taken = capture(store, _messages(messages), session_id=_session(), label="mcp")
-        return {"seq": taken.record.seq, **taken.snapshot.to_dict()}
+            taken = capture(
+                store, _messages(messages), session_id=_session(), label="mcp", provider=provider
+            )
+        return {
+            "seq": taken.record.seq,
+            **taken.snapshot.to_dict(),
+            **_fallback(answer, taken.result.fallback_reason),
+        }
 
     @tool(WRITE, "Check a summary")
     def check(summary: str, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -31,6 +31,8 @@ MAX_PROPOSALS = 2000
 MAX_CONTENT = 4000
 #: The longest transcript text put into one prompt; a longer one stays in rules mode.
 MAX_PROMPT_CHARS: Final = 200_000
+#: A model's answer larger than this is refused (2,000 proposals of 4,000 characters fit).
+MAX_ANSWER_BYTES: Final = 32 << 20
 
 
 class ProviderAnswerError(ValueError):
