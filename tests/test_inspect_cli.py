@@ -98,19 +98,51 @@ def test_skipped_lines_are_reported_on_stderr_in_json_mode(tmp_path: Path) -> No
     assert "skipped: torn_last_line 1" in invoke("inspect", str(path), "--format", "claude-code")[1]
 
 
+def test_a_damaged_transcript_is_inspected_and_what_it_lost_is_said(tmp_path: Path) -> None:
+    whole = json.dumps({"messages": CONVERSATION})
+    path = tmp_path / "cut.json"
+    path.write_text(whole[: whole.index("Never push")])  # cut inside the second message
+    summary = tmp_path / "summary.md"
+    summary.write_text("We ship OAuth login by Friday.")
+    said = "could not be read (malformed_json 2); inspected 1 message without them\n"
+    for args in (("guidance", str(path)), ("snapshot", str(path), "--json")):
+        code, out, err = invoke(*args)
+        assert code == 0 and "ship OAuth login by Friday" in out
+        assert err == f"contextward: transcript {path}: 2 records {said}"
+    code, out, err = invoke("compact-test", str(path), "--summary", str(summary))
+    assert code == 0 and "1. inspect: 1 message ->" in out and err.endswith(said)
+    # What a host skips by design (its bookkeeping entries) is no damage: nothing is said.
+    entries = tmp_path / "t.jsonl"
+    entries.write_text(
+        '{"type":"file-history-snapshot","messageId":"x","snapshot":{}}\n'
+        '{"type":"user","uuid":"u1","message":{"role":"user","content":"Never push to main."}}\n'
+    )
+    code, out, err = invoke("guidance", str(entries))
+    assert code == 0 and "Never push to main." in out and err == ""
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
         ("", "the transcript is empty"),
         ("\x00\x01binary " + SECRET, "neither JSON nor JSON lines"),
+        # Nothing in it could be read: no "0 candidates" that reads as a clean bill.
+        ('{"messages": [{"role": "user", "content": "' + SECRET, "no message could be read"),
+        ("[1, 2, 3]", "no message could be read (skipped: not_an_object 3)"),
+        ('{"messages": "' + SECRET + '"}', "(skipped: messages_not_a_list 1)"),
+        ('{"messages": []}', "it has no messages"),
     ],
 )
 def test_bad_transcripts_are_one_line_errors(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "t.json"
     path.write_text(content)
-    for command in ("inspect", "guidance", "snapshot", "review"):
-        code, out, err = invoke(command, str(path))
-        assert code == 2 and out == "" and message in err and err.count("\n") == 1
+    summary = tmp_path / "summary.md"
+    summary.write_text("We ship OAuth login.")
+    runs = [(command, str(path)) for command in ("inspect", "guidance", "snapshot", "review")]
+    runs.append(("compact-test", str(path), "--summary", str(summary)))  # type: ignore[arg-type]
+    for args in runs:
+        code, out, err = invoke(*args)
+        assert code == 2 and out == "" and message in err and err.count("\n") == 1, args
         assert SECRET not in err and err.startswith("contextward: error: transcript ")
     code, _, err = invoke("inspect", str(tmp_path / "missing.json"))
     assert code == 2 and err.endswith("no such file\n")

@@ -27,6 +27,11 @@ def printable(value: str) -> str:
     return "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in value)
 
 
+def counted(n: int, word: str) -> str:
+    """ "1 message", "2 messages": a count with its noun (an English plural in -s)."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def one_line(value: str) -> str:
     """``printable(value)`` with all whitespace, newlines included, collapsed to single spaces."""
     return " ".join(printable(value).split())

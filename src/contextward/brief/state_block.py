@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..printable import counted
 from ..redact import mask
 from ..state.lifecycle import previous_session, session_record
 from ..state.project import StateProject
@@ -61,10 +62,6 @@ def age(then: datetime | float, now: datetime) -> str:
 def _minutes(seconds: float) -> str:
     minutes = int(seconds // 60)
     return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _git_line(status: StateStatus, parts: dict[str, str]) -> str:
@@ -117,7 +114,7 @@ def _lines(status: StateStatus, parts: dict[str, str]) -> list[str]:
     if session is not None:
         out.append(
             f"Session: {_minutes(session.duration_seconds(status.now))}, "
-            f"{_plural(session.tool_calls, 'tool call')}, "
+            f"{counted(session.tool_calls, 'tool call')}, "
             f"{len(session.files)} files modified"
         )
     if status.previous_without_checkpoint:

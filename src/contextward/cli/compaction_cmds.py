@@ -10,10 +10,11 @@ import click
 from ..brief.restore import RestorePlan, plan_restore, render_restore
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
+from ..printable import counted
 from ..store import Store, project_root
 from ._io import BadInput, display_name, open_input, read_text, say
 from ._store import read_store
-from .inspect_io import FORMAT_OPTION
+from .inspect_io import FORMAT_OPTION, read_all
 from .render import report_table
 
 
@@ -54,7 +55,7 @@ def render_loop(taken: Capture, outcome: CheckOutcome, restore: str) -> str:
     counts = ", ".join(f"{n} {action}" for action, n in taken.result.counts().items())
     return "\n".join(
         [
-            f"1. inspect: {taken.result.messages} messages -> {counts}",
+            f"1. inspect: {counted(taken.result.messages, 'message')} -> {counts}",
             "\n2. guidance handed to the host's summariser:\n",
             taken.guidance,
             f"\n3. snapshot: {len(taken.snapshot.items)} items must survive "
@@ -81,9 +82,12 @@ def run_loop(transcript: bytes, summary: str) -> tuple[Capture, CheckOutcome, Re
 def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:
     with open_input(transcript, what="transcript") as stream:
         try:
-            return capture(store, open_transcript(stream, fmt).messages, root=project_root())
+            opened = open_transcript(stream, fmt)
+            taken = capture(store, opened.messages, root=project_root())
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(transcript)}: {exc}") from None
+    read_all(transcript, taken.result.messages, opened.skips.counts, notice=True)
+    return taken
 
 
 @click.command("restore")

@@ -37,7 +37,7 @@ def command(
     if show_prompt:
         click.echo(provider_prompt(file, fmt))
         return
-    result = load(file, fmt, answer)
+    result = load(file, fmt, answer, notice=False)
     if as_json:
         click.echo(dumps(result.to_dict()))
         skipped = skipped_line(result)

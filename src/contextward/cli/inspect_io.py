@@ -7,6 +7,7 @@ Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import click
 
@@ -18,9 +19,10 @@ from ..inspect import (
     inspect_stream,
     parse_decisions,
 )
+from ..inspect.message import unreadable
 from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
-from ..printable import one_line
+from ..printable import counted, one_line
 from ..redact import mask
 from ._io import BadInput, display_name, open_input, read_json, read_text
 
@@ -41,14 +43,21 @@ ANSWER_OPTION = click.option(
 _PREVIEW = 72
 
 
-def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionResult:
-    """Inspect the transcript at ``path`` (``-`` for stdin), in provider mode with ``answer``."""
+def load(
+    path: str, fmt: str | None, answer: str | None = None, *, notice: bool = True
+) -> InspectionResult:
+    """Inspect the transcript at ``path`` (``-`` for stdin), in provider mode with ``answer``.
+
+    A transcript none of whose messages could be read is bad input; one that lost some
+    is said on stderr (``notice``), since the rest was inspected without them.
+    """
     provider = Answered(_answer(answer, path)) if answer is not None else None
     with open_input(path, what="transcript") as stream:
         try:
             result = inspect_stream(stream, fmt, provider=provider)
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
+    read_all(path, result.messages, result.skipped, notice=notice)
     if provider is not None and result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
     elif result.provider_rejected:
@@ -58,6 +67,21 @@ def load(path: str, fmt: str | None, answer: str | None = None) -> InspectionRes
             err=True,
         )
     return result
+
+
+def read_all(path: str, messages: int, skipped: Mapping[str, int], *, notice: bool) -> None:
+    """Refuse a transcript of which no message could be read; say what a damaged one lost."""
+    lost = unreadable(skipped)
+    parts = ", ".join(f"{reason} {n}" for reason, n in lost.items())
+    if not messages:
+        why = f"no message could be read (skipped: {parts})" if parts else "it has no messages"
+        raise BadInput(f"transcript {display_name(path)}: {why}")
+    if lost and notice:
+        click.echo(
+            f"contextward: transcript {display_name(path)}: {counted(sum(lost.values()), 'record')} "
+            f"could not be read ({parts}); inspected {counted(messages, 'message')} without them",
+            err=True,
+        )
 
 
 def _answer(answer: str, transcript: str) -> str:
@@ -104,7 +128,8 @@ def candidates_table(result: InspectionResult) -> str:
     superseded = sum(1 for c in result.candidates if c.superseded_by)
     lines.append("")
     lines.append(
-        f"{len(result.candidates)} candidates from {result.messages} messages "
+        f"{counted(len(result.candidates), 'candidate')} from "
+        f"{counted(result.messages, 'message')} "
         f"({result.format or 'messages'}, {result.mode} mode): "
         f"keep {counts['keep']} · drop {counts['drop']} · review {counts['review']}"
         + (f" · superseded {superseded}" if superseded else "")

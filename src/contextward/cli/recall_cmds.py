@@ -13,6 +13,7 @@ import sys
 
 import click
 
+from ..printable import counted
 from ..recall import DEFAULT_LIMIT, MAX_LIMIT, RecallIndex, RecallQuery, RecallResult, recall
 from ..state import recall_source
 from ._io import say
@@ -83,7 +84,7 @@ def command(
 
 def render(result: RecallResult) -> str:
     shown = f'"{result.query.text}"' if result.query.text else "(newest)"
-    lines = [f"recall {shown} · {len(result.hits)} hits"]
+    lines = [f"recall {shown} · {counted(len(result.hits), 'hit')}"]
     for hit in result.hits:
         head = f"{hit.ref} · {hit.kind} · {hit.trust}"
         if hit.label:

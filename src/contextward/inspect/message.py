@@ -6,6 +6,7 @@ Owns the message value and role names. Never decides what is worth keeping.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -64,6 +65,26 @@ class Skips:
 
     def total(self) -> int:
         return sum(self.counts.values())
+
+
+#: Skip reasons that mean part of the input was lost: the file is damaged or not a transcript.
+UNREADABLE = frozenset(
+    {
+        "malformed_json",
+        "not_an_object",
+        "messages_not_a_list",
+        "line_too_large",
+        "record_too_large",
+        "not_utf8",
+        "unknown_content",
+    }
+)
+
+
+def unreadable(counts: Mapping[str, int]) -> dict[str, int]:
+    """The skip counts of input that could not be read at all, not of what is skipped by
+    design (a host's bookkeeping entries, sidechains, our own injections)."""
+    return {reason: n for reason, n in sorted(counts.items()) if reason in UNREADABLE}
 
 
 _TYPE_NAME = re.compile(r"[A-Za-z][\w-]{0,39}")
