@@ -101,3 +101,19 @@ def test_the_plugin_layout_uses_the_same_events() -> None:
     for groups in hooks.values():
         for group in groups:
             assert group["hooks"][0]["command"] == "contextward hook claude"
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("codex", "see docs/hosts/codex.md"),
+        ("OpenCode", "see docs/hosts/opencode.md"),
+        ("vscode", "hosts: claude"),
+    ],
+)
+def test_a_host_set_up_by_hand_is_pointed_to_its_page(repo: Path, host: str, said: str) -> None:
+    for command in ("install", "uninstall"):
+        code, out, err = invoke(command, host)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.endswith(f"only claude is installed by this command ({said})\n")
+    assert not (repo / ".claude").exists()

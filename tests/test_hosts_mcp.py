@@ -183,9 +183,9 @@ async def test_an_answer_that_cannot_be_used_falls_back_to_rules_and_says_why(
         snap = await call(client, "snapshot", {"messages": PLAN, "answer": '{"candidates": }'})
     assert result["mode"] == "rules"
     assert result["fallback_reason"] == "none of its 1 proposals is in the transcript"
-    assert prose.startswith("contextward: answer not used (the host's model answered without JSON)")
+    assert prose.startswith("contextward: answer not used (the model's answer holds no JSON)")
     assert "Package it as a Helm chart." in prose
-    assert snap["fallback_reason"] == "the host's model answered malformed JSON"
+    assert snap["fallback_reason"] == "the model's answer is malformed JSON"
     assert SECRET.decode() not in json.dumps([result, prose, snap])
 
 

@@ -272,9 +272,7 @@ def test_provider_mode_from_the_cli_prompt_then_answer(convo: Path, tmp_path: Pa
     answer.write_text(f"Sorry, I cannot help with {SECRET}.", encoding="utf-8")
     code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
     assert code == 0 and json.loads(out)["mode"] == "rules"
-    assert (
-        err == "contextward: answer not used (the host's model answered without JSON): rules mode\n"
-    )
+    assert err == "contextward: answer not used (the model's answer holds no JSON): rules mode\n"
     code, _, err = invoke("inspect", str(convo), "--answer", str(tmp_path / "missing.txt"))
     assert code == 2 and err.count("\n") == 1
 

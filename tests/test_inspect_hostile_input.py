@@ -131,7 +131,7 @@ def test_an_integer_too_long_in_a_decisions_or_answer_file_is_one_line(tmp_path:
     answer = write(tmp_path, f'{{"candidates": [{{"n": {HUGE_INT}}}]}}', "a.json")
     code, out, err = invoke("inspect", path, "--answer", answer, "--json")
     assert code == 0 and json.loads(out)["mode"] == "rules"
-    assert "answer not used (the host's model answered malformed JSON)" in err
+    assert "answer not used (the model's answer is malformed JSON)" in err
 
 
 # --- standard input closed (`<&-`) ----------------------------------------------------

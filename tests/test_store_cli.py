@@ -36,6 +36,20 @@ def test_init_creates_then_keeps(project: Path) -> None:
     assert "contextward.db" in gitignore and "contract.md" not in gitignore
 
 
+def test_init_applies_every_layer_so_the_schema_never_moves_later(project: Path) -> None:
+    assert run("init")[0] == 0
+    fresh = json.loads(run("status", "--json")[1])
+    run("recall", "anything")  # the first use of the recall index
+    run("checkpoint", "--focus", "ship it")  # and of the session-state layer
+    assert json.loads(run("status", "--json")[1])["store"] == fresh["store"]
+    header = json.loads(run("export")[1].splitlines()[0])
+    assert header["migrations"] == [
+        "store.0001_ledgers",
+        "state.0001_events_by_session",
+        "recall.0001_index",
+    ]
+
+
 def test_note_and_journal(project: Path) -> None:
     # An owner decision has one home: STATE.md, the same line `contextward decide` writes.
     assert run("note", "decision", "Use WAL", "--tag", "db")[:2] == (
@@ -122,6 +136,7 @@ def test_doctor_reports_config_problems(project: Path) -> None:
     assert code == 1
     assert "warning config_value: project config: loop_block_after must be between 1 and 100" in out
     assert "contextward: warning" not in err
+    assert "info    repair_hint: fix or delete the named setting in that config.toml" in out
 
 
 def test_doctor_names_temporary_files_left_by_a_killed_write(project: Path) -> None:

@@ -30,7 +30,8 @@ def command() -> None:
     conversation = example_text("conversation.json").encode("utf-8")
     summary = example_text("summary.md")
     click.echo("contextward demo: an agent session about OAuth login is about to be compacted.\n")
-    click.echo("0. The candidates found in examples/conversation.json:\n")
+    shipped = resources.files("contextward.examples")
+    click.echo(f"0. The candidates found in {shipped / 'conversation.json'}:\n")
     click.echo(candidates_table(inspect_stream(io.BytesIO(conversation))))
     click.echo("")
     taken, outcome, plan = run_loop(conversation, summary)
@@ -42,4 +43,8 @@ def command() -> None:
         f"{len(literal.lost)} lost: it cannot tell a flipped rule or a swapped value "
         "from a reworded one."
     )
-    click.echo("\nTry it on your own files: contextward compact-test TRANSCRIPT --summary FILE")
+    click.echo(
+        "\nThe same on the shipped files: contextward compact-test "
+        f"{shipped / 'conversation.json'} --summary {shipped / 'summary.md'}"
+        "\nOn your own: contextward compact-test TRANSCRIPT --summary FILE"
+    )

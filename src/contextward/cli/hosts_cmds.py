@@ -43,8 +43,20 @@ def _scope_options(command: F) -> F:
     )(command)
 
 
+#: Hosts set up by hand (their page says how); ``install`` writes Claude Code's settings only.
+_BY_HAND = {"codex": "codex", "gemini": "gemini", "pi": "pi", "opencode": "opencode"}
+
+
+def _claude_only(ctx: click.Context, param: click.Parameter, host: str) -> str:
+    if host == "claude":
+        return host
+    page = _BY_HAND.get(host.lower())
+    where = f"see docs/hosts/{page}.md" if page else "hosts: claude"
+    raise click.BadParameter(f"only claude is installed by this command ({where})")
+
+
 @click.command("install")
-@click.argument("host", type=click.Choice(["claude"]))
+@click.argument("host", metavar="HOST", callback=_claude_only)
 @click.option("--dry-run", is_flag=True, help="Print the settings file that would be written.")
 @_scope_options
 def install(host: str, scope: str, dry_run: bool) -> None:
@@ -66,7 +78,7 @@ def install(host: str, scope: str, dry_run: bool) -> None:
 
 
 @click.command("uninstall")
-@click.argument("host", type=click.Choice(["claude"]))
+@click.argument("host", metavar="HOST", callback=_claude_only)
 @click.option("--dry-run", is_flag=True, help="Print the settings file that would be written.")
 @_scope_options
 def uninstall(host: str, scope: str, dry_run: bool) -> None:

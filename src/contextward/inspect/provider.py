@@ -127,11 +127,11 @@ def parse_answer(text: str) -> object:
     """The JSON value in a model's answer (a bare object, or one inside a code fence)."""
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end < start:
-        raise ProviderAnswerError("the host's model answered without JSON")
+        raise ProviderAnswerError("the model's answer holds no JSON")
     try:
         return json.loads(text[start : end + 1])
     except (ValueError, RecursionError):  # malformed, or an integer too long to convert
-        raise ProviderAnswerError("the host's model answered malformed JSON") from None
+        raise ProviderAnswerError("the model's answer is malformed JSON") from None
 
 
 class Answered:

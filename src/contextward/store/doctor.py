@@ -54,6 +54,25 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
     findings += [
         Finding("warning", "contract_row", p) for p in load_contract(root, env=env).problems
     ]
+    if config.warnings:
+        findings.append(
+            Finding(
+                "info",
+                "repair_hint",
+                "fix or delete the named setting in that config.toml: until then the "
+                "built-in default applies (each setting, its default and meaning are in "
+                f"the {STORE_DIR}/config.toml that `contextward init` writes)",
+            )
+        )
+    if any(f.code == "contract_row" for f in findings):
+        findings.append(
+            Finding(
+                "info",
+                "repair_hint",
+                "fix or delete the named row in its contract.md: until then it is "
+                "ignored and the rest of the contract applies",
+            )
+        )
     if not database_path(root).exists():
         findings.append(
             Finding(
