@@ -50,7 +50,7 @@ eval: $(STAMP)
 
 # The README's results section, from make eval's sets and make bench's latest run.
 results: $(STAMP)
-	$(BIN)/python -m bench.readme_results
+	$(BIN)/python -m bench.readme_results --write README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build src/*.egg-info

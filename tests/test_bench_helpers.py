@@ -337,3 +337,16 @@ def test_every_independent_annotation_keeps_its_session_s_text() -> None:
 
     for split in SPLITS:
         assert len(independent(split)) == len(sessions(split))  # raises if a text changed
+
+
+def test_the_results_section_is_replaced_in_place_and_nothing_else() -> None:
+    from bench.readme_results import HEADING, replace_section
+
+    readme = f"# Tool\n\nIntro.\n\n{HEADING}\n\nold table\n\n## Development\n\nmake test\n"
+    new = replace_section(readme, f"{HEADING}\n\nnew table\n")
+    assert new == f"# Tool\n\nIntro.\n\n{HEADING}\n\nnew table\n\n## Development\n\nmake test\n"
+    assert replace_section(new, f"{HEADING}\n\nnew table\n") == new  # idempotent
+    last = f"# Tool\n\n{HEADING}\n\nold\n"
+    assert replace_section(last, f"{HEADING}\n\nnew\n") == f"# Tool\n\n{HEADING}\n\nnew\n"
+    with pytest.raises(ValueError, match="no '## Measured results' section"):
+        replace_section("# Tool\n\n## Results\n", "x")
