@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
@@ -37,6 +37,9 @@ from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 from .mcp_stdio import serve_stdio
+
+if TYPE_CHECKING:
+    from ..inspect.provider import Answered
 
 F = TypeVar("F", bound=Callable[..., Any])
 INSTRUCTIONS = (
@@ -147,7 +150,7 @@ def _messages(messages: list[dict[str, Any]]) -> Any:
     return open_transcript(io.BytesIO(data), "messages").messages
 
 
-def _answered(answer: str | None) -> Any:
+def _answered(answer: str | None) -> Answered | None:
     """Provider mode from a model's answer to ``inspect_prompt`` (None: rules mode)."""
     from ..inspect.provider import MAX_ANSWER_BYTES, Answered
 
