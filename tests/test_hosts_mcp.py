@@ -149,6 +149,9 @@ async def test_provider_mode_through_tools_the_model_reads_what_rules_cannot(
     answer = json.dumps(READING)
     async with Client(build_server()) as client:
         asked = await call(client, "inspect_prompt", {"messages": PLAN})
+        # The question alone, for a model that already holds the conversation: no transcript
+        # in it, and no message ids to name.
+        bare = await call(client, "inspect_prompt")
         rules = await call(client, "inspect", {"messages": PLAN})
         read = await call(client, "inspect", {"messages": PLAN, "answer": answer})
         # A client may send the JSON itself rather than a string: it is read the same.
@@ -156,6 +159,8 @@ async def test_provider_mode_through_tools_the_model_reads_what_rules_cannot(
         guidance = await call(client, "guidance", {"messages": PLAN, "answer": answer})
         snap = await call(client, "snapshot", {"messages": PLAN, "answer": answer})
     assert "Answer with JSON only." in asked and "Package it as a Helm chart." in asked
+    assert "Answer with JSON only." in bare and "Helm" not in bare and "source" not in bare
+    assert bare.endswith("Messages: the ones you pass with your answer.")
     helm = "Package it as a Helm chart."
 
     def action(result: dict[str, Any]) -> str:

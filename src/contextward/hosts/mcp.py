@@ -426,12 +426,16 @@ def build_server() -> MCPServer:
         ]
 
     @tool(READ, "Provider-mode prompt")
-    def inspect_prompt(messages: list[dict[str, Any]]) -> str:
-        """What provider mode asks a model about these messages ({role, content}). Answer it
-        with JSON and pass that as `answer` to inspect, guidance or snapshot: proposals not
-        found verbatim are rejected, the same policy decides, any failure falls back to rules."""
-        from ..inspect.provider import ProviderAnswerError, asked
+    def inspect_prompt(messages: list[dict[str, Any]] | None = None) -> str:
+        """What provider mode asks a model about these messages ({role, content}); without
+        messages, the question alone (for a model that already holds the conversation).
+        Answer it with JSON and pass that as `answer` to inspect, guidance or snapshot with
+        the messages: proposals not found verbatim are rejected, the same policy decides,
+        any failure falls back to rules."""
+        from ..inspect.provider import ProviderAnswerError, asked, instructions
 
+        if messages is None:
+            return instructions()
         try:
             return asked(list(_messages(messages)))
         except ProviderAnswerError as exc:  # our own words: the transcript is too large

@@ -117,6 +117,17 @@ def prompt(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
+def instructions() -> str:
+    """The question without a transcript, for a model that already holds the conversation
+    (an MCP client's agent): it answers about the messages it passes along and names no
+    source, which is then found by its verbatim text."""
+    head, _, _ = _INSTRUCTIONS.rpartition("Messages:")
+    body = head.replace(" and name that message's id as source", "").replace(
+        ', "source": "..."', ""
+    )
+    return f"{SYSTEM}\n\n{body}Messages: the ones you pass with your answer."
+
+
 def asked(messages: Sequence[Message]) -> str:
     """The whole text a model is given: ``SYSTEM``, a blank line, then ``prompt`` (what
     ``contextward inspect --prompt`` prints; a host gets the two parts apart)."""
