@@ -33,6 +33,13 @@ def test_recall_without_a_store_finds_nothing_and_creates_nothing(project: Path)
     assert not (project / ".contextward").exists()
 
 
+def test_a_query_holding_quotes_is_shown_escaped_and_one_hit_is_one(project: Path) -> None:
+    with Store.open(project) as store:
+        store.journal.add("lesson", 'the "unbalanced quote bug in the parser')
+    code, out, _ = invoke("recall", '"unbalanced')
+    assert code == 0 and out.splitlines()[0] == 'recall "\\"unbalanced" · 1 hit'
+
+
 def test_recall_prints_trust_labels_tags_and_nudges(project: Path) -> None:
     with Store.open(project) as store:
         store.journal.add("lesson", "Mock the clock, don't bump the timeout", tags=["auth"])

@@ -83,7 +83,8 @@ def command(
 
 
 def render(result: RecallResult) -> str:
-    shown = f'"{result.query.text}"' if result.query.text else "(newest)"
+    # A query holding quotes stays readable: "\"unbalanced", not ""unbalanced".
+    shown = json.dumps(result.query.text, ensure_ascii=False) if result.query.text else "(newest)"
     lines = [f"recall {shown} · {counted(len(result.hits), 'hit')}"]
     for hit in result.hits:
         head = f"{hit.ref} · {hit.kind} · {hit.trust}"
