@@ -44,14 +44,14 @@ def _scope_options(command: F) -> F:
 
 
 #: Hosts set up by hand (their page says how); ``install`` writes Claude Code's settings only.
-_BY_HAND = {"codex": "codex", "gemini": "gemini", "pi": "pi", "opencode": "opencode"}
+_BY_HAND = frozenset({"codex", "gemini", "pi", "opencode"})
 
 
 def _claude_only(ctx: click.Context, param: click.Parameter, host: str) -> str:
     if host == "claude":
         return host
-    page = _BY_HAND.get(host.lower())
-    where = f"see docs/hosts/{page}.md" if page else "hosts: claude"
+    page = host.lower()
+    where = f"see docs/hosts/{page}.md" if page in _BY_HAND else "hosts: claude"
     raise click.BadParameter(f"only claude is installed by this command ({where})")
 
 
@@ -60,7 +60,10 @@ def _claude_only(ctx: click.Context, param: click.Parameter, host: str) -> str:
 @click.option("--dry-run", is_flag=True, help="Print the settings file that would be written.")
 @_scope_options
 def install(host: str, scope: str, dry_run: bool) -> None:
-    """Add contextward's hooks to Claude Code's settings, keeping everything else."""
+    """Add contextward's hooks to Claude Code's settings, keeping everything else.
+
+    HOST is `claude`; Codex, Gemini CLI, pi and OpenCode are set up by hand (docs/hosts/).
+    """
     path = claude_install.settings_path(scope, project_root(), Path.home())
     try:
         change = claude_install.plan_install(path, claude_install.hook_command())

@@ -72,7 +72,7 @@ def load(
 def read_all(path: str, messages: int, skipped: Mapping[str, int], *, notice: bool) -> None:
     """Refuse a transcript of which no message could be read; say what a damaged one lost."""
     lost = unreadable(skipped)
-    parts = ", ".join(f"{reason} {n}" for reason, n in lost.items())
+    parts = _listed(lost)
     if not messages:
         why = f"no message could be read (skipped: {parts})" if parts else "it has no messages"
         raise BadInput(f"transcript {display_name(path)}: {why}")
@@ -111,8 +111,12 @@ def load_decisions(path: str | None) -> tuple[ReviewDecision, ...]:
 def skipped_line(result: InspectionResult) -> str | None:
     if not result.skipped:
         return None
-    parts = ", ".join(f"{reason} {n}" for reason, n in sorted(result.skipped.items()))
-    return f"skipped: {parts}"
+    return f"skipped: {_listed(result.skipped)}"
+
+
+def _listed(counts: Mapping[str, int]) -> str:
+    """ "malformed_json 2, torn_last_line 1": skip counts by reason, in reason order."""
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
 
 
 def candidates_table(result: InspectionResult) -> str:
