@@ -31,6 +31,7 @@ from bench.inspect_eval import score as score_rules
 from contextward.hosts.bridge_errors import ProviderError
 from contextward.hosts.bridge_library import HostCandidates
 from contextward.inspect import InspectionResult, inspect_stream
+from contextward.inspect.provider import Answered, parse_answer
 from contextward.inspect.provider import asked as asked_of
 from contextward.inspect.readers import open_transcript
 
@@ -94,10 +95,29 @@ class Replayed:
     models: set[str] = field(default_factory=set)
 
 
-def _replayed(split: str, session: Session) -> tuple[InspectionResult, Replay | None]:
+def sourceless(answer: str) -> str:
+    """``answer`` with no proposal naming its source, as a model that already holds the
+    conversation answers ``instructions()`` (an MCP client's agent): each proposal is then
+    placed by its verbatim text alone."""
+    data = parse_answer(answer)
+    items = data.get("candidates") if isinstance(data, dict) else data
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict):
+            item.pop("source", None)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _replayed(
+    split: str, session: Session, *, sources: bool = True
+) -> tuple[InspectionResult, Replay | None]:
     recording = Recording.load(split, session.name)
     replay = Replay(recording) if recording is not None else None
-    provider = HostCandidates(replay) if replay is not None else None
+    provider: HostCandidates | Answered | None = HostCandidates(replay) if replay else None
+    if replay is not None and not sources:
+        # The same answer handed over directly (as MCP's ``answer``), if it is still current.
+        fresh = replay.recording.prompt_sha256 == digest(asked(session))
+        replay.stale = not fresh
+        provider = Answered(sourceless(replay.recording.answer)) if fresh else None
     return inspect_stream(io.BytesIO(render(session)), provider=provider), replay
 
 
@@ -106,12 +126,13 @@ def result(split: str, session: Session) -> InspectionResult:
     return _replayed(split, session)[0]
 
 
-def score(split: str) -> Replayed:
-    """Provider mode on ``split`` from its recordings (a session without one runs in rules mode)."""
+def score(split: str, *, sources: bool = True) -> Replayed:
+    """Provider mode on ``split`` from its recordings (a session without one runs in rules
+    mode); ``sources=False`` replays each answer with its sources removed (``sourceless``)."""
     out = Replayed(Score())
     for session in sessions(split):
         out.sessions += 1
-        result, replay = _replayed(split, session)
+        result, replay = _replayed(split, session, sources=sources)
         out.score.add(session, result)
         if replay is not None:
             out.recorded += 1
@@ -146,7 +167,24 @@ def evaluate() -> str:
     for row in zip(*table, strict=True):
         cells = "".join(f" {cell[1]:>17}" for cell in row)
         lines.append(f"  {row[0][0]:<32}{cells}  {row[0][2]}")
+    lines.append(sourceless_line())
     return "\n".join(lines)
+
+
+def sourceless_line() -> str:
+    """Held-out provider mode with and without the answers' sources, as one sentence."""
+    shown = (0, 1, 2, 4)  # critical, retained, noise dropped, superseded in must-preserve
+    rows = {
+        sources: merged(score(s, sources=sources).score for s in HELD_OUT).rows()
+        for sources in (True, False)
+    }
+    figures = {sources: " / ".join(rows[sources][i][1] for i in shown) for sources in (True, False)}
+    names = " / ".join(rows[True][i][0] for i in shown)
+    return (
+        "  The same answers with no source named (each proposal placed by its verbatim text "
+        "alone, as MCP's `inspect_prompt` without messages asks), held-out "
+        f"{names}: {figures[False]} (with sources: {figures[True]})."
+    )
 
 
 def export(out: Path, *, missing: bool = False) -> int:

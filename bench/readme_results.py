@@ -143,6 +143,8 @@ def inspection_section() -> list[str]:
         "(`python -m bench.inspect_provider score`)."
     )
     lines.append("")
+    lines.append(inspect_provider.sourceless_line().strip())
+    lines.append("")
     # Column 1 is the rules on the merged held-out sets, column 4 provider mode.
     for mode, at in (("rules mode", 1), ("provider mode", 4)):
         missed = [row[0] for row in rows_by_column[at] if not _met(row)]

@@ -207,6 +207,40 @@ def test_a_recorded_answer_is_replayed_only_for_the_prompt_it_answered(tmp_path:
     assert actions["The staging run took 420 ms at p95."] == "keep"
 
 
+def test_an_answer_without_sources_is_placed_by_its_verbatim_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import bench.inspect_provider as ip
+
+    session = labelled(
+        tmp_path,
+        "lang: en\n--- u1 user\nShip the API.\n"
+        "--- a1 assistant\nThe staging run took 420 ms at p95. We deploy with Helm.\n",
+        "s.txt",
+    )
+    # The model named the wrong message: with its source the proposal is refused.
+    answer = '```json\n{"candidates": [{"kind": "decision", "content": "We deploy with Helm.", '
+    answer += '"source": "u1"}]}\n```'
+    assert json.loads(ip.sourceless(answer)) == {
+        "candidates": [{"kind": "decision", "content": "We deploy with Helm."}]
+    }
+    monkeypatch.setattr(ip, "sessions", lambda split: [session])
+    monkeypatch.setattr(
+        ip.Recording,
+        "load",
+        classmethod(lambda cls, split, name: cls("m", ip.digest(ip.asked(session)), answer)),
+    )
+    placed = ip.score("dev", sources=False)
+    assert (placed.recorded, placed.stale, placed.rejected, placed.fallbacks) == (1, 0, 0, 0)
+    named = ip.score("dev")
+    assert (named.rejected, named.fallbacks) == (1, 1)  # none of its proposals is in u1
+    # Placed, the answer decides: the finding it passed by is dropped (rules mode keeps it).
+    kept_finding = "s: noise fact -> keep: The staging run took 420 ms at p95."
+    assert kept_finding in named.score.misses and kept_finding not in placed.score.misses
+
+
 def test_export_missing_writes_only_prompts_no_recording_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
