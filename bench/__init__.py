@@ -23,6 +23,7 @@ EVALUATIONS: tuple[str, ...] = (
     "bench.inspect_eval",
     "bench.inspect_provider",
     "bench.inspect_agreement",
+    "bench.inspect_bounded",
     "bench.peers.compaction_guard",
     "bench.peers.context_guardian",
 )

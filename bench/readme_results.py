@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import inspect_agreement, inspect_eval, inspect_provider
+from bench import inspect_agreement, inspect_bounded, inspect_eval, inspect_provider
 from bench.peers import compaction_guard, context_guardian
 
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -196,6 +196,22 @@ def agreement_section() -> list[str]:
     ]
 
 
+def bounded_section() -> list[str]:
+    return [
+        "#### What a full guidance keeps (`python -m bench.inspect_bounded`)",
+        "",
+        "A real compaction segment holds hundreds of kept items and the guidance lists at most "
+        "60, so which ones it lists matters. Each labelled session's must-preserve section is "
+        "capped at a few items to put it under the same pressure; the shares are of the "
+        "labelled items it lists. The guidance lists the owner's goals and standing rules "
+        "first, then the critical items and the owner's plain statements, then the rest, the "
+        "newest first within each; the earlier choice (the first items in reading order, "
+        "critical first) is scored on the same candidates.",
+        "",
+        *markdown_table(["set", "cap", "chosen by", *inspect_bounded.HEAD], inspect_bounded.rows()),
+    ]
+
+
 def _met(row: tuple[str, str, str]) -> bool:
     """Whether a score row ("noise dropped", "79.1%", ">= 95%") meets its target."""
     _, value, target = row
@@ -269,6 +285,8 @@ def render(results: Path = RESULTS) -> str:
         *inspection_section(),
         "",
         *agreement_section(),
+        "",
+        *bounded_section(),
         "",
         *speed_section(results),
     ]

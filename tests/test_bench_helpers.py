@@ -241,6 +241,25 @@ def test_an_answer_without_sources_is_placed_by_its_verbatim_text(
     assert kept_finding in named.score.misses and kept_finding not in placed.score.misses
 
 
+def test_bounded_guidance_is_scored_against_reading_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bench.inspect_bounded as ib
+
+    session = labelled(
+        tmp_path,
+        "lang: en\n--- u1 user\n{{constraint:Never push to main.}}\n"
+        "--- a1 assistant\n{{decision:We'll use Postgres for the ledger.}}\n"
+        "--- a2 assistant\n{{decision:We'll use pgbouncer in transaction mode.}}\n",
+    )
+    monkeypatch.setattr(ib, "sessions", lambda split: [session])
+    scored = ib.score(["dev"], 2)
+    # Both list the owner's rule; the guidance then the newest decision, reading order the
+    # oldest (a2 is the session's last third).
+    assert scored["guidance"].cells() == ["100.0%", "66.7%", "100.0%", "0 of 0"]
+    assert scored["reading order"].cells() == ["100.0%", "66.7%", "0.0%", "0 of 0"]
+
+
 def test_export_missing_writes_only_prompts_no_recording_answers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

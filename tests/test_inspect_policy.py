@@ -159,6 +159,51 @@ def test_guidance_is_bounded_and_counts_what_it_left_out() -> None:
     }
 
 
+def test_a_full_guidance_keeps_the_owners_rules_and_the_newest_work_in_reading_order() -> None:
+    # A long session: the owner's rule and goal, 70 of the agent's decisions, then a plain
+    # statement of the owner's (a rule with no rule word).
+    decisions = [f"We'll use worker pool {n} for the export batches." for n in range(1, 71)]
+    messages = [
+        Message("u1", "user", "Never push to main."),
+        Message("u2", "user", "Goal: the export runs nightly."),
+        *(Message(f"a{n}", "assistant", text) for n, text in enumerate(decisions, 1)),
+        Message("u3", "user", "The staging cluster is shared with the QA team."),
+    ]
+    result = inspect_messages(messages)
+    assert sum(c.action == "keep" for c in result.candidates) == 73
+    guidance = build_guidance(result, limits=Limits(must_preserve=10))
+    # The owner's goal and rule, then the newest of the rest; listed critical first, in
+    # reading order. The oldest decisions are left out and counted.
+    assert [c.content for c in guidance.must_preserve] == [
+        "Never push to main.",
+        "Goal: the export runs nightly.",
+        *decisions[-7:],
+        "The staging cluster is shared with the QA team.",
+    ]
+    assert guidance.omitted["must_preserve"] == 63
+    # The character bound chooses the same way.
+    tight = [c.content for c in build_guidance(result, limits=Limits(max_chars=900)).must_preserve]
+    assert tight[:2] == ["Never push to main.", "Goal: the export runs nightly."]
+    assert tight[-2:] == [decisions[-1], "The staging cluster is shared with the QA team."]
+
+
+def test_an_item_too_long_for_the_room_left_lets_an_older_shorter_one_in() -> None:
+    def rule(cid: str, text: str, position: int) -> Candidate:
+        return Candidate(
+            cid, "constraint", text, 0.9, 0.9, "keep", True, "r", ("m",), position=position
+        )
+
+    old, long, new = (
+        rule("c1", "Never push.", 0),
+        rule("c2", "Never " + "x" * 600, 1),
+        rule("c3", "Never rebase.", 2),
+    )
+    result = InspectionResult(candidates=(old, long, new), messages=3)
+    guidance = build_guidance(result, limits=Limits(max_chars=500))
+    assert [c.id for c in guidance.must_preserve] == ["c1", "c3"]
+    assert guidance.omitted == {"must_preserve": 1}
+
+
 def test_nobody_to_review_means_everything_unresolved_is_kept() -> None:
     decisions = keep_unresolved(RESULT)
     assert decisions == (ReviewDecision("r1", "keep"), ReviewDecision("x1", "keep"))

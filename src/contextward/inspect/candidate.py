@@ -40,6 +40,9 @@ class Candidate:
     supersedes: tuple[str, ...] = ()
     superseded_by: str | None = None
     position: int = 0
+    #: Who said it first (``user``, ``assistant``, ``system``, ``tool``; ``""``: not known).
+    #: Not part of the JSON contract: it orders what a bounded guidance keeps first.
+    role: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's candidate object, with secrets masked (a transcript's message ids

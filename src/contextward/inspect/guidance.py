@@ -21,6 +21,10 @@ HEADER = (
     "This guides the host's own summary; it is not a replacement summary."
 )
 SECTIONS = ("must_preserve", "can_discard", "unresolved")
+#: What the owner says of these kinds holds until replaced; a full section keeps it first.
+STANDING = frozenset({"goal", "constraint", "requirement", "preference"})
+#: No item line is shorter ("- [todo] " and a few words): less room than this is none.
+_SHORTEST = 16
 TITLES = {
     "must_preserve": "Must preserve (verbatim):",
     "can_discard": "Can discard:",
@@ -93,28 +97,38 @@ def build_guidance(
     """Guidance from an inspection and the review decisions made so far."""
     limits = limits or Limits()
     actions = final_actions(result, decisions)
-    keep = [c for c in result.candidates if actions[c.id] == "keep"]
-    keep.sort(key=lambda c: (not c.critical, c.position))
-    drop = [c for c in result.candidates if actions[c.id] == "drop"]
-    drop.sort(key=lambda c: (c.superseded_by is None, c.kind == "tool_output", c.position))
-    review = [c for c in result.candidates if actions[c.id] == "review"]
-    review.sort(key=lambda c: (not c.critical, c.position))
+    order = {c.id: n for n, c in enumerate(result.candidates)}
+
+    def newest_first(c: Candidate) -> tuple[int, int, int]:
+        # Within a tier the newest first: an old decision or todo is the likeliest to be
+        # done or replaced (supersession catches only the replacements it can read).
+        return _tier(c), -c.position, -order[c.id]
+
+    def discard_first(c: Candidate) -> tuple[bool, bool, int]:
+        # What the summary would otherwise repeat as current first: superseded items.
+        return c.superseded_by is None, c.kind == "tool_output", c.position
+
     budget = limits.max_chars - len(HEADER) - 200
     omitted: dict[str, int] = {}
     chosen: dict[str, tuple[Candidate, ...]] = {}
-    # Must-preserve gets the budget first, then unresolved, then discardable.
-    for name, items, cap in (
-        ("must_preserve", keep, limits.must_preserve),
-        ("unresolved", review, limits.unresolved),
-        ("can_discard", drop, limits.can_discard),
+    # Must-preserve gets the budget first, then unresolved, then discardable. A section too
+    # long for its bound keeps its first items by priority; they are listed in reading order.
+    for name, action, cap, priority in (
+        ("must_preserve", "keep", limits.must_preserve, newest_first),
+        ("unresolved", "review", limits.unresolved, newest_first),
+        ("can_discard", "drop", limits.can_discard, discard_first),
     ):
+        items = sorted((c for c in result.candidates if actions[c.id] == action), key=priority)
         taken: list[Candidate] = []
         for candidate in items:
-            size = len(_line(candidate, name)) + 1
-            if len(taken) >= cap or size > budget:
+            if len(taken) >= cap or budget < _SHORTEST:
                 break
-            taken.append(candidate)
-            budget -= size
+            size = len(_line(candidate, name)) + 1
+            if size <= budget:  # one too long for what is left may leave room for a shorter
+                taken.append(candidate)
+                budget -= size
+        if name != "can_discard":
+            taken.sort(key=lambda c: (not c.critical, c.position, order[c.id]))
         chosen[name] = tuple(taken)
         if len(items) > len(taken):
             omitted[name] = len(items) - len(taken)
@@ -125,6 +139,15 @@ def build_guidance(
         omitted=omitted,
         reviewed=reviewed,
     )
+
+
+def _tier(c: Candidate) -> int:
+    """0: the owner's goals and standing rules; 1: the critical items, and the owner's plain
+    statements (often a rule with no rule word: "staging is shared with QA"); 2: the rest."""
+    owner = c.role == "user"
+    if owner and c.kind in STANDING:
+        return 0
+    return 1 if c.critical or (owner and c.kind == "fact") else 2
 
 
 def _line(c: Candidate, section: str) -> str:

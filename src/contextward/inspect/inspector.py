@@ -385,4 +385,5 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
         supersedes=tuple(d.supersedes),
         superseded_by=d.superseded_by,
         position=d.position,
+        role=d.role,
     )
