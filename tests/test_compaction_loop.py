@@ -89,6 +89,26 @@ def test_a_second_compaction_keeps_what_the_first_summary_dropped(store: Store) 
     assert "Never push to main; open a PR instead." in {i.content for i in taken.snapshot.items}
 
 
+def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store: Store) -> None:
+    first = [
+        Message("u1", "user", "Goal: a nightly export of the orders."),
+        Message("u2", "user", "Use SQLite for the job queue."),
+    ]
+    capture(store, first, session_id="s")
+    check_summary(store, "Goal: a nightly export of the orders.", session_id="s")
+    # The summary dropped the SQLite decision; after it the owner replaces that decision.
+    second = [
+        Message("c1", "user", "Goal: a nightly export of the orders.", summary=True),
+        Message("u3", "user", "Actually, use Postgres for the job queue instead of SQLite."),
+    ]
+    taken = capture(store, second, session_id="s")
+    contents = {i.content for i in taken.snapshot.items}
+    assert "Use SQLite for the job queue." not in contents
+    assert "Actually, use Postgres for the job queue instead of SQLite." in contents
+    check_summary(store, "Goal: a nightly export. Postgres holds the job queue.", session_id="s")
+    assert "SQLite for the job queue." not in render_restore(plan_restore(store, session_id="s"))
+
+
 def test_messages_since_the_last_summary() -> None:
     older = Message("o", "user", "old")
     summary = Message("s", "user", "summary", summary=True)

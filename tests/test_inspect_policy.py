@@ -222,6 +222,30 @@ def test_snapshot_takes_extra_store_items_later() -> None:
     assert Snapshot.from_dict(snap.to_dict()) == snap
 
 
+def test_only_the_owners_later_word_retires_an_earlier_snapshots_item() -> None:
+    from contextward.inspect.capture import retired
+
+    earlier = [
+        ContextItem("d1", "decision", "Use SQLite for the job queue.", True),
+        ContextItem("c1", "constraint", "Never push to main.", True),
+    ]
+
+    def retiring(*messages: Message) -> dict[str, str]:
+        result = inspect_messages(list(messages))
+        gone = retired(result, earlier)
+        assert set(gone.values()) <= {c.id for c in result.candidates}
+        return gone
+
+    owner = Message("u1", "user", "Actually, use Postgres for the job queue instead of SQLite.")
+    assert set(retiring(owner)) == {"d1"}
+    # The assistant's word does not retire what the snapshot holds (it may be the owner's).
+    agent = Message("a1", "assistant", "I'll use Postgres for the job queue instead of SQLite.")
+    assert retiring(agent) == {}
+    # Neither does a statement about something else, or one that repeats it.
+    assert retiring(Message("u2", "user", "Use pnpm instead of npm for the web app.")) == {}
+    assert retiring(Message("u3", "user", "Use SQLite for the job queue.")) == {}
+
+
 def test_secrets_are_masked_in_json_guidance_and_snapshot() -> None:
     secret = "ghp_" + "a" * 36
     result = inspect_messages(

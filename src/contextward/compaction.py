@@ -9,7 +9,8 @@ The snapshot is the kept candidates of the transcript since the last
 compaction, plus what the project record says must survive: owner
 constraints of the contract, trusted decisions of STATE.md, and the critical
 items of the previous snapshot of the same session (so an item survives a
-second compaction even if the first summary dropped it).
+second compaction even if the first summary dropped it), unless the owner
+has replaced it since.
 
 Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 """
@@ -31,6 +32,7 @@ from .inspect import (
     inspect_messages,
     snapshot_of,
 )
+from .inspect.capture import retired
 from .redact import mask
 from .state import StateError, StateProject, decision_rows
 from .store import Record, Store
@@ -142,7 +144,11 @@ def capture_inspection(
     extra = project_items(store, root or store.root, env=env)
     previous = snapshot_from(store.snapshots.latest(session_id=session_id)) if session_id else None
     if previous is not None:
-        extra += [item for item in previous.items if item.critical]
+        # What the owner has since replaced is not carried: restoring it would bring back
+        # a stale decision as one that "still holds".
+        carried = [item for item in previous.items if item.critical]
+        gone = retired(result, carried)
+        extra += [item for item in carried if item.id not in gone]
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     record = store.snapshots.add(snapshot.to_dict(), label=label, session_id=session_id)
     store.inspections.add(

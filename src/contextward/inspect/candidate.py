@@ -40,9 +40,11 @@ class Candidate:
     supersedes: tuple[str, ...] = ()
     superseded_by: str | None = None
     position: int = 0
-    #: Who said it first (``user``, ``assistant``, ``system``, ``tool``; ``""``: not known).
-    #: Not part of the JSON contract: it orders what a bounded guidance keeps first.
+    #: Who said it first (``user``, ``assistant``, ``system``, ``tool``; ``""``: not known)
+    #: and in which speaker turn. Not part of the JSON contract: they order what a bounded
+    #: guidance keeps first and let a later inspection's items retire a snapshot's.
     role: str = ""
+    turn: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's candidate object, with secrets masked (a transcript's message ids

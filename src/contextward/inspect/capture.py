@@ -1,8 +1,9 @@
 """The snapshot of an inspection: the kept candidates as schemaVersion 1 items.
 
 Owns turning final keep decisions into core ``ContextItem`` values (content
-masked). Store items (contract, trusted decisions, state) join through
-``extra`` so this module never depends on the store.
+masked), and which items of an earlier snapshot the inspection's statements
+replace (``retired``). Store items (contract, trusted decisions, state) join
+through ``extra`` so this module never depends on the store.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Iterable, Mapping
 from ..core import KINDS, ContextItem, Snapshot
 from ..redact import mask
 from .candidate import InspectionResult
+from .classifier import NOISE_KINDS, replacing
+from .draft import Draft
 from .review import ReviewDecision, final_actions
+from .supersession import link
 
 
 def snapshot_of(
@@ -39,3 +43,29 @@ def snapshot_of(
             items.append(item)
             seen.add(item.id)
     return Snapshot(tuple(items))
+
+
+def retired(result: InspectionResult, earlier: Iterable[ContextItem]) -> dict[str, str]:
+    """Which ``earlier`` items (said before the inspected messages: a previous snapshot's)
+    a statement of ``result`` replaces, as ``{item id: candidate id}``.
+
+    The items stand one turn before the first message, as the owner's word: a snapshot
+    does not record who said an item, and read so only the owner's word retires it, never
+    the assistant's. Supersession then links them with the candidates as it links the
+    statements of one transcript ("use Postgres for the queue instead of SQLite" retires
+    "Use SQLite for the job queue.").
+    """
+    old = [_draft(i.id, i.kind, i.content, role="user", position=-1, turn=0) for i in earlier]
+    new = [
+        _draft(c.id, c.kind, c.content, role=c.role or "user", position=c.position, turn=c.turn)
+        for c in result.candidates
+        if c.kind not in NOISE_KINDS
+    ]
+    link([*old, *new])
+    ids = {d.id for d in new}
+    return {d.id: by for d in old if (by := d.superseded_by) is not None and by in ids}
+
+
+def _draft(cid: str, kind: str, content: str, *, role: str, position: int, turn: int) -> Draft:
+    replaces = position >= 0 and replacing(content.lower())
+    return Draft(cid, kind, content, 0.0, 0.0, "", [], position, replaces, turn, role)

@@ -116,7 +116,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     def replaces() -> bool:
         # Computed only for memories: most units are noise and never need it.
         if not memo:
-            memo.append(bool(lx.SUPERSEDE.search(low) or lx.CORRECTION.search(low)))
+            memo.append(replacing(low))
         return memo[0]
 
     if ctx.role == "assistant":
@@ -344,6 +344,11 @@ def weight(text: str) -> int:
     if text.isascii():  # O(1): no CJK to count
         return len(text)
     return len(text) + 2 * len(_CJK.findall(text))
+
+
+def replacing(low: str) -> bool:
+    """Whether lowercased text says it replaces something ("instead", "actually", "改用")."""
+    return bool(lx.SUPERSEDE.search(low) or lx.CORRECTION.search(low))
 
 
 def replaced_subject(text: str) -> str | None:

@@ -386,4 +386,5 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
         superseded_by=d.superseded_by,
         position=d.position,
         role=d.role,
+        turn=d.turn,
     )
