@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 from bench.inspect_eval import HELD_OUT, Session, overlaps, render, sessions
+from contextward.core.item import STANDING
 from contextward.inspect import Candidate, InspectionResult, build_guidance, inspect_stream
-from contextward.inspect.guidance import STANDING, Limits
+from contextward.inspect.guidance import Limits
 
 CAPS = (5, 10, 20)
 Chooser = Callable[[InspectionResult, int], Sequence[Candidate]]

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from contextward.brief import render_brief
-from contextward.brief.restore import plan_restore, render_restore
+from contextward.brief.restore import RestorePlan, plan_restore, render_restore
 from contextward.cli import main
 from contextward.compaction import capture, check_summary, messages_since_compaction, summary_text
 from contextward.inspect import Message
@@ -107,6 +107,20 @@ def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store:
     assert "Actually, use Postgres for the job queue instead of SQLite." in contents
     check_summary(store, "Goal: a nightly export. Postgres holds the job queue.", session_id="s")
     assert "SQLite for the job queue." not in render_restore(plan_restore(store, session_id="s"))
+
+
+def test_a_full_restore_block_states_the_rules_before_the_decisions() -> None:
+    from contextward.core import ContextItem
+
+    decisions = tuple(
+        ContextItem(f"d{n}", "decision", f"Decision {n}: shard the export by region {n}.", True)
+        for n in range(300)
+    )
+    rule = ContextItem("contract:1", "constraint", "Never push to main.", True)
+    plan = RestorePlan((*decisions, rule), 1, True, {})
+    block = render_restore(plan)
+    assert block.splitlines()[1] == "- [constraint] Never push to main."
+    assert "more not shown" in block and "Decision 0:" in block
 
 
 def test_messages_since_the_last_summary() -> None:

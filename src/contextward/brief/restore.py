@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..core import ContextItem, Snapshot
 from ..core.errors import ContextGuardError
+from ..core.item import STANDING
 from ..redact import mask
 from ..store import Record, Store
 
@@ -92,7 +93,9 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
         )
     used = len(lines[0])
     shown = 0
-    for item in plan.items:
+    # Goals and standing rules first (the contract's among them, which a snapshot lists
+    # after the transcript's items): when the block is full, decisions give way first.
+    for item in sorted(plan.items, key=lambda i: i.kind not in STANDING):
         status = plan.statuses.get(item.id, "")
         note = f" ({status})" if status in ("changed", "lost") else ""
         line = f"- [{item.kind}]{note} {' '.join(mask(item.content).split())}"

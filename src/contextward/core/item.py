@@ -28,6 +28,8 @@ KINDS: tuple[str, ...] = (
     "lesson",
 )
 _KIND_SET = frozenset(KINDS)
+#: Kinds that hold until replaced, never by being done: what a bounded list keeps first.
+STANDING: frozenset[str] = frozenset({"goal", "constraint", "requirement", "preference"})
 _FIELDS = frozenset({"id", "kind", "content", "critical"})
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.item import STANDING
 from ..printable import one_line
 from ..redact import mask
 from .candidate import Candidate, InspectionResult
@@ -21,8 +22,6 @@ HEADER = (
     "This guides the host's own summary; it is not a replacement summary."
 )
 SECTIONS = ("must_preserve", "can_discard", "unresolved")
-#: What the owner says of these kinds holds until replaced; a full section keeps it first.
-STANDING = frozenset({"goal", "constraint", "requirement", "preference"})
 #: No item line is shorter ("- [todo] " and a few words): less room than this is none.
 _SHORTEST = 16
 TITLES = {
