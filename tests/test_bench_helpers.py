@@ -207,7 +207,7 @@ def test_a_recorded_answer_is_replayed_only_for_the_prompt_it_answered(tmp_path:
     assert actions["The staging run took 420 ms at p95."] == "keep"
 
 
-def test_an_answer_without_sources_is_placed_by_its_verbatim_text(
+def test_an_answer_without_sources_is_replayed_as_mcp_takes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
@@ -220,25 +220,26 @@ def test_an_answer_without_sources_is_placed_by_its_verbatim_text(
         "--- a1 assistant\nThe staging run took 420 ms at p95. We deploy with Helm.\n",
         "s.txt",
     )
-    # The model named the wrong message: with its source the proposal is refused.
     answer = '```json\n{"candidates": [{"kind": "decision", "content": "We deploy with Helm.", '
-    answer += '"source": "u1"}]}\n```'
+    answer += '"source": "a1"}]}\n```'
     assert json.loads(ip.sourceless(answer)) == {
         "candidates": [{"kind": "decision", "content": "We deploy with Helm."}]
     }
+    sha = ip.digest(ip.asked(session))
     monkeypatch.setattr(ip, "sessions", lambda split: [session])
     monkeypatch.setattr(
-        ip.Recording,
-        "load",
-        classmethod(lambda cls, split, name: cls("m", ip.digest(ip.asked(session)), answer)),
+        ip.Recording, "load", classmethod(lambda cls, split, name: cls("m", sha, answer))
     )
-    placed = ip.score("dev", sources=False)
+    placed, named = ip.score("dev", sources=False), ip.score("dev")
     assert (placed.recorded, placed.stale, placed.rejected, placed.fallbacks) == (1, 0, 0, 0)
-    named = ip.score("dev")
-    assert (named.rejected, named.fallbacks) == (1, 1)  # none of its proposals is in u1
-    # Placed, the answer decides: the finding it passed by is dropped (rules mode keeps it).
+    # Placed by its text, the answer decides as it does with its source: the finding it
+    # passed by is dropped (rules mode would keep it).
     kept_finding = "s: noise fact -> keep: The staging run took 420 ms at p95."
-    assert kept_finding in named.score.misses and kept_finding not in placed.score.misses
+    assert placed.score.misses == named.score.misses and kept_finding not in named.score.misses
+    # A recording of another prompt is stale on this route too, and rules mode runs.
+    sha = ip.digest("another prompt")
+    stale = ip.score("dev", sources=False)
+    assert (stale.stale, stale.fallbacks) == (1, 1) and kept_finding in stale.score.misses
 
 
 def test_bounded_guidance_is_scored_against_reading_order(

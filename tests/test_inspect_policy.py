@@ -283,14 +283,17 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
                 "confidence": 5,
             },
             {"kind": "decision", "content": "We will rewrite everything in Rust."},  # invented
-            {"kind": "goal", "content": "We ship on Fridays.", "source": "a1"},  # wrong source
             {"kind": "nonsense", "content": "We ship on Fridays."},
             "not an object",
+            # A wrong source is a hint only: the text is found where it is.
+            {"kind": "goal", "content": "We ship on Fridays.", "source": "a1"},
         ]
     )
     result = inspect_messages(MESSAGES, provider=provider)
     assert provider.seen == MESSAGES
-    assert (result.mode, result.provider_rejected, result.fallback_reason) == ("provider", 4, None)
+    assert (result.mode, result.provider_rejected, result.fallback_reason) == ("provider", 3, None)
+    placed = [c for c in result.candidates if c.content == "We ship on Fridays."]
+    assert [(c.kind, c.sources) for c in placed] == [("goal", ("u1",))]
     proposed = [c for c in result.candidates if c.content == "The mobile app pins API v1."]
     assert len(proposed) == 1 and proposed[0].confidence <= 0.9 and proposed[0].sources == ("u1",)
     assert all("Rust" not in c.content for c in result.candidates)
@@ -310,6 +313,8 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
             Provider([{"kind": "decision", "content": "We will rewrite everything in Rust."}]),
             "none of its 1 proposals is in the transcript",
         ),
+        (Provider([]), "the answer proposes no candidate"),
+        (Provider({"candidates": []}), "the answer proposes no candidate"),
     ],
 )
 def test_a_failing_provider_falls_back_to_rules_with_the_reason(
@@ -329,6 +334,10 @@ CONVERSATION = [
 ]
 
 
+#: A model's answer naming only the owner's rule: it passes everything else by.
+RULE_ONLY = Provider([{"kind": "constraint", "content": "Never push to main.", "source": "u1"}])
+
+
 def by_content(result: InspectionResult) -> dict[str, Candidate]:
     return {c.content: c for c in result.candidates}
 
@@ -339,7 +348,7 @@ def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_o
     # The rules keep the measurement, unsure (confidence at the confirm threshold).
     assert rules[measured].action == "keep"
     assert rules[measured].confidence <= PolicyConfig().confirm_confidence
-    silent = by_content(inspect_messages(CONVERSATION, provider=Provider([])))
+    silent = by_content(inspect_messages(CONVERSATION, provider=RULE_ONLY))
     passed = silent[measured]
     assert (passed.kind, passed.action) == ("transient", "drop")
     assert passed.reason.startswith("a concrete finding") and "passed it by" in passed.reason
@@ -358,11 +367,32 @@ def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_o
     assert confirmed["The index lives in build/idx."].action == "keep"
 
 
+def test_a_slip_in_a_proposal_does_not_turn_what_it_names_into_noise() -> None:
+    decision = "Then I'll write our own middleware."
+    messages = [
+        Message("m1", "user", "Rate-limit the public API."),
+        Message("m2", "assistant", f"The library is unmaintained. {decision}"),
+    ]
+    for slip in (
+        {"kind": "Decision", "source": "m2"},  # capitalised kind
+        {"kind": "decision", "source": "[m2]"},  # the id as the prompt shows it
+        {"kind": "decision", "source": "m1"},  # the wrong message
+        {"kind": "decision", "source": 2},  # not a string
+        {"kind": "decision", "source": "m2", "content": "Then I’ll write our own middleware."},
+    ):
+        answer = Provider([{"content": decision, **slip}])
+        result = inspect_messages(messages, provider=answer)
+        kept = by_content(result)[decision]
+        assert (result.provider_rejected, kept.kind, kept.action) == (0, "decision", "keep"), slip
+        assert kept.content == decision and kept.sources == ("m2",)
+
+
 def test_the_users_unsure_statement_stands_though_the_model_passes_it_by() -> None:
     said = "The staging bucket holds 40 GB of exports from last week."
     messages = [Message("u1", "user", f"Fix the export job. {said}")]
     assert by_content(inspect_messages(messages))[said].confidence <= 0.8
-    result = by_content(inspect_messages(messages, provider=Provider([])))
+    goal_only = Provider([{"kind": "goal", "content": "Fix the export job.", "source": "u1"}])
+    result = by_content(inspect_messages(messages, provider=goal_only))
     assert (result[said].kind, result[said].action) == ("fact", "keep")
 
 
@@ -432,7 +462,7 @@ def test_an_item_the_model_names_is_current_whatever_the_rules_guessed() -> None
 
 
 def test_a_stricter_confirm_threshold_leaves_more_to_the_rules() -> None:
-    provider = Provider([])
+    provider = RULE_ONLY
     loose = by_content(inspect_messages(CONVERSATION, provider=provider))
     strict = by_content(
         inspect_messages(

@@ -183,10 +183,13 @@ def propose(
             rejected += 1
         else:
             accepted.append(proposal)
-    if rejected and not accepted:
+    if not accepted:
         # An answer none of whose words are in this transcript (another session's, or
-        # invented) says nothing about it: reading it would only demote the rules' finds.
-        return [], rejected, f"none of its {rejected} proposals is in the transcript"
+        # invented), or one that proposes nothing, says nothing about it: reading it would
+        # only demote the rules' finds as "passed by".
+        if rejected:
+            return [], rejected, f"none of its {rejected} proposals is in the transcript"
+        return [], 0, "the answer proposes no candidate"
     return accepted, rejected, None
 
 
@@ -198,18 +201,20 @@ def _validate(
 ) -> Proposal | None:
     if not isinstance(item, Mapping):
         return None
-    kind, text = item.get("kind"), _text(item.get("content"))
-    if kind not in ALL_KINDS or text is None:
+    kind, text = _kind(item.get("kind")), _text(item.get("content"))
+    if kind is None or text is None:
         return None
-    source = item.get("source")
-    if source is not None:
-        message = by_id.get(source) if isinstance(source, str) else None
-        if message is None or text not in message.text:
-            return None
-    else:
-        message = next((m for m in messages if text in m.text), None)
-        if message is None:
-            return None
+    # The message it names, else the first that holds the text: a source is a hint (a model
+    # writes "6" or "[m6]" for m6, or names the wrong message), the verbatim text the test.
+    named = by_id.get(_source(item.get("source")) or "")
+    found = _found(text, named.text) if named is not None else None
+    message = named
+    for candidate in messages if found is None else ():
+        found, message = _found(text, candidate.text), candidate
+        if found is not None:
+            break
+    if found is None or message is None:
+        return None
     confidence = item.get("confidence", DEFAULT_CONFIDENCE)
     if (
         isinstance(confidence, bool)
@@ -221,7 +226,33 @@ def _validate(
     assert isinstance(kind, str)
     reason = f"proposed by the provider as {kind}, found verbatim in {message.id}"
     classification = Classification(kind, IMPORTANCE[kind], confidence, reason)
-    return Proposal(message, text, classification, _replaced(item, messages, order[id(message)]))
+    return Proposal(message, found, classification, _replaced(item, messages, order[id(message)]))
+
+
+def _kind(value: object) -> str | None:
+    """A known kind, however cased ("Decision")."""
+    kind = value.strip().lower() if isinstance(value, str) else None
+    return kind if kind in ALL_KINDS else None
+
+
+def _source(value: object) -> str | None:
+    """The message id a proposal names: ``"m6"``, ``"[m6]"`` as the prompt shows it, ``6``."""
+    if isinstance(value, str):
+        return value.strip().removeprefix("[").removesuffix("]")
+    return str(value) if type(value) is int else None
+
+
+#: Typographic quotes and apostrophes, one for one with the plain ones a message may hold.
+_PLAIN = str.maketrans("‘’‚‛′“”„‟″", "'''''\"\"\"\"\"")
+
+
+def _found(text: str, where: str) -> str | None:
+    """``text`` as ``where`` holds it: verbatim, or with typographic quotes where it has
+    plain ones or the other way round (a model retypes "I'll" as "I’ll"); None if absent."""
+    if text in where:
+        return text
+    at = where.translate(_PLAIN).find(text.translate(_PLAIN))
+    return where[at : at + len(text)] if at >= 0 else None
 
 
 def _text(value: object) -> str | None:
@@ -236,9 +267,9 @@ def _replaced(
 ) -> tuple[Message, str] | None:
     """The latest earlier message holding the text the proposal says it replaces."""
     text = _text(item.get("replaces"))
-    if text is None or item.get("kind") in NOISE_KINDS:
+    if text is None or _kind(item.get("kind")) in NOISE_KINDS:
         return None
-    return next(
-        ((m, text) for m in reversed(messages[:before]) if text in m.text and m.role != "tool"),
-        None,
-    )
+    for m in reversed(messages[:before]):
+        if m.role != "tool" and (found := _found(text, m.text)) is not None:
+            return m, found
+    return None
