@@ -21,7 +21,7 @@ from mcp_types import INVALID_REQUEST, JSONRPCNotification, jsonrpc_message_adap
 from pydantic import ValidationError
 
 from contextward.hosts.mcp import build_server
-from contextward.hosts.mcp_stdio import MAX_LINE, Refused, parse_line
+from contextward.hosts.mcp_stdio import MAX_LINE, Refused, leading_id, parse_line
 from contextward.store import Store
 
 SRC = str(Path(__file__).parents[1] / "src")
@@ -192,6 +192,35 @@ async def test_an_answer_that_cannot_be_used_falls_back_to_rules_and_says_why(
     assert "Package it as a Helm chart." in prose
     assert snap["fallback_reason"] == "the model's answer is malformed JSON"
     assert SECRET.decode() not in json.dumps([result, prose, snap])
+
+
+@pytest.mark.anyio
+async def test_what_was_not_used_or_not_read_is_counted(project: Path) -> None:
+    helm = "Package it as a Helm chart."
+    named = {"kind": "decision", "content": helm, "source": "m2"}
+    invented = {"kind": "goal", "content": f"Migrate billing. {SECRET.decode()}", "source": "m1"}
+    odd = [{"content": "no role"}, {"role": "wizard", "content": "Never push to main."}]
+    async with Client(build_server()) as client:
+        result = await call(
+            client, "inspect", {"messages": PLAN + odd, "answer": [named, invented]}
+        )
+        text = await call(client, "guidance", {"messages": PLAN, "answer": [named, invented]})
+        unread = await client.call_tool("inspect", {"messages": odd})
+        asked = await client.call_tool("inspect_prompt", {"messages": []})
+        schema = next(t for t in (await client.list_tools()).tools if t.name == "inspect")
+    # A bare list of proposals is an answer; the one not found is counted, never quoted.
+    assert result["mode"] == "provider" and result["provider_rejected"] == 1
+    assert result["skipped"] == {"unknown_role": 2}
+    assert text.startswith("contextward: 1 proposal of the answer not used")
+    assert SECRET.decode() not in json.dumps(result) + text
+    for refused in (unread, asked):
+        assert refused.is_error
+    assert unread.content[0].text.endswith(  # type: ignore[union-attr]
+        "invalid_arguments: no message could be read (skipped: unknown_role 2)"
+    )
+    assert asked.content[0].text.endswith("invalid_arguments: messages is empty")  # type: ignore[union-attr]
+    answer = schema.input_schema["properties"]["answer"]
+    assert {"string", "object", "array"} <= {branch.get("type") for branch in answer["anyOf"]}
 
 
 @pytest.mark.anyio
@@ -415,12 +444,35 @@ def test_a_line_over_the_cap_is_refused_without_being_held_whole(wire: Wire) -> 
     size = 8 * MAX_LINE
     before = wire.peak_kib()
     wire.send(b'{"jsonrpc":"2.0","id":4,"method":"tools/list","params":"' + b"x" * size + b'"}')
+    # Its id leads the line, as SDK clients write it: the client is answered, not left
+    # waiting. An id behind the parameters is never read.
+    assert wire.answer(timeout=30) == invalid_request(4)
+    wire.send(b'{"method":"tools/list","params":"' + b"x" * MAX_LINE + b'","id":5}')
     assert wire.answer(timeout=30) == invalid_request(None)
     after = wire.peak_kib()
     if before is not None and after is not None:
         assert (after - before) * 1024 < 3 * MAX_LINE  # the cap, not the 256 MiB line
     assert wire.tool_names() == TOOLS
     wire.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "request_id"),
+    [
+        (b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"x', 4),
+        (b'{ "jsonrpc": "2.0", "id": "a\\"b", "method": "x', 'a"b'),
+        (b'{"method":"x","params":{"id":5},"id":3,', None),  # behind a nested value
+        (b'{"id": 1.5, "method"', None),
+        (b'{"id": true, "method"', None),
+        (b'[{"id": 1}, ', None),
+        (b'{"a": "\xff", "id": 2, "method"', None),  # not UTF-8: nothing is trusted
+        (b'{"jsonrpc":"2.0","id":' + b"9" * 30 + b',"method"', None),
+    ],
+)
+def test_an_over_long_line_is_answered_with_the_id_it_opens_with(
+    head: bytes, request_id: Any
+) -> None:
+    assert leading_id(head) == request_id
 
 
 _VALUES = st.recursive(

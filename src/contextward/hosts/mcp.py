@@ -18,21 +18,22 @@ import functools
 import io
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
 from mcp.types import ToolAnnotations
-from pydantic import BeforeValidator, ValidationError
+from pydantic import BeforeValidator, ValidationError, WithJsonSchema
 
 from .. import __version__
 from ..core import ContextGuardError
 from ..errors import ContextwardError
-from ..inspect import InspectError
-from ..printable import one_line
+from ..inspect import InspectError, InspectionResult, Message
+from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
@@ -64,6 +65,18 @@ def _verbatim(value: object) -> object:
 
 #: An optional free-text argument from the model (kept as the model wrote it).
 Text = Annotated[str | None, BeforeValidator(_verbatim)]
+#: A model's answer to ``inspect_prompt``: its text, or the JSON value itself.
+Answer = Annotated[
+    str | None,
+    BeforeValidator(_verbatim),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}, {"type": "null"}],
+            "default": None,
+            "description": "A model's answer to inspect_prompt: its text, or the JSON itself.",
+        }
+    ),
+]
 
 READ = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -143,11 +156,29 @@ def _session() -> str | None:
     return os.environ.get("CONTEXTWARD_SESSION_ID") or None
 
 
-def _messages(messages: list[dict[str, Any]]) -> Any:
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The messages read from a tool's ``messages`` and what was skipped, by reason."""
+
+    messages: list[Message]
+    skipped: dict[str, int]
+
+
+def _messages(messages: list[dict[str, Any]]) -> _Read:
+    """Read ``messages``; none readable is an error naming the skip reasons (never content)."""
     from ..inspect import open_transcript
 
     data = json.dumps({"messages": messages}).encode()
-    return open_transcript(io.BytesIO(data), "messages").messages
+    transcript = open_transcript(io.BytesIO(data), "messages")
+    read = list(transcript.messages)
+    skipped = dict(sorted(transcript.skips.counts.items()))
+    if not read:
+        why = ", ".join(f"{reason} {n}" for reason, n in skipped.items())
+        raise ToolError(
+            "invalid_arguments: "
+            + (f"no message could be read (skipped: {why})" if why else "messages is empty")
+        )
+    return _Read(read, skipped)
 
 
 def _answered(answer: str | None) -> Answered | None:
@@ -161,9 +192,34 @@ def _answered(answer: str | None) -> Answered | None:
     return Answered(answer)
 
 
-def _fallback(answer: str | None, reason: str | None) -> dict[str, str]:
-    """``{"fallback_reason": ...}`` when an answer was given and not used (our words only)."""
-    return {"fallback_reason": reason} if answer is not None and reason else {}
+def _notes(answer: str | None, result: InspectionResult, read: _Read) -> dict[str, Any]:
+    """What a result adds to the contract (our words and counts only): why an answer was
+    not used (``fallback_reason``), how many of its proposals were refused
+    (``provider_rejected``), and the messages skipped by reason (``skipped``)."""
+    notes: dict[str, Any] = {}
+    if answer is not None and result.fallback_reason:
+        notes["fallback_reason"] = result.fallback_reason
+    elif answer is not None and result.provider_rejected:
+        notes["provider_rejected"] = result.provider_rejected
+    if read.skipped:
+        notes["skipped"] = read.skipped
+    return notes
+
+
+def _said(notes: Mapping[str, Any]) -> list[str]:
+    """The notes as the first lines of a text result."""
+    lines = []
+    if "fallback_reason" in notes:
+        lines.append(f"contextward: answer not used ({notes['fallback_reason']})")
+    if "provider_rejected" in notes:
+        lines.append(
+            f"contextward: {counted(notes['provider_rejected'], 'proposal')} of the answer "
+            "not used (not found verbatim in the messages, or of no known kind)"
+        )
+    if "skipped" in notes:
+        parts = ", ".join(f"{reason} {n}" for reason, n in notes["skipped"].items())
+        lines.append(f"contextward: messages skipped ({parts})")
+    return lines
 
 
 def build_server() -> MCPServer:
@@ -428,56 +484,63 @@ def build_server() -> MCPServer:
     @tool(READ, "Provider-mode prompt")
     def inspect_prompt(messages: list[dict[str, Any]] | None = None) -> str:
         """What provider mode asks a model about these messages ({role, content}); without
-        messages, the question alone (for a model that already holds the conversation).
-        Answer it with JSON and pass that as `answer` to inspect, guidance or snapshot with
-        the messages: proposals not found verbatim are rejected, the same policy decides,
-        any failure falls back to rules."""
+        messages, the question alone (for a model that already holds the conversation; the
+        messages still go with the answer). Answer it with JSON and pass that as `answer` to
+        inspect, guidance or snapshot with the same messages. How the answer is read: each
+        proposal's `kind` is one of the kinds the prompt lists and its `content` is copied
+        verbatim from one message (`source`, the id shown in brackets, is a hint); a proposal
+        not found is not used and counted as `provider_rejected`. The same policy decides
+        every item; an assistant statement no proposal names is dropped as noise, the
+        owner's word is kept. An answer that cannot be used (no JSON, no proposal found)
+        gives the rules' result and says why in `fallback_reason`."""
         from ..inspect.provider import ProviderAnswerError, asked, instructions
 
         if messages is None:
             return instructions()
         try:
-            return asked(list(_messages(messages)))
+            return asked(_messages(messages).messages)
         except ProviderAnswerError as exc:  # our own words: the transcript is too large
             raise ToolError(f"provider_error: {exc}") from None
 
     @tool(READ, "Inspect a conversation")
-    def inspect(messages: list[dict[str, Any]], answer: Text = None) -> dict[str, Any]:
+    def inspect(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
         """Candidate memories of messages ({role, content}) with keep / drop / review;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..inspect import inspect_messages
 
-        result = inspect_messages(_messages(messages), provider=_answered(answer))
-        return {**result.to_dict(), **_fallback(answer, result.fallback_reason)}
+        read = _messages(messages)
+        result = inspect_messages(read.messages, provider=_answered(answer))
+        return {**result.to_dict(), **_notes(answer, result, read)}
 
     @tool(READ, "Compaction guidance")
-    def guidance(messages: list[dict[str, Any]], answer: Text = None) -> str:
+    def guidance(messages: list[dict[str, Any]], answer: Answer = None) -> str:
         """What a summary of these messages must preserve, can discard, should weigh;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..inspect import build_guidance, inspect_messages
 
-        result = inspect_messages(_messages(messages), provider=_answered(answer))
-        note = _fallback(answer, result.fallback_reason)
-        text = build_guidance(result).text()
-        return (
-            f"contextward: answer not used ({note['fallback_reason']})\n\n{text}" if note else text
+        read = _messages(messages)
+        result = inspect_messages(read.messages, provider=_answered(answer))
+        said = _said(_notes(answer, result, read))
+        return "\n".join(
+            [*said, "", build_guidance(result).text()] if said else [build_guidance(result).text()]
         )
 
     @tool(WRITE, "Snapshot before compaction")
-    def snapshot(messages: list[dict[str, Any]], answer: Text = None) -> dict[str, Any]:
+    def snapshot(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
         """Store the snapshot of what must survive (messages plus the project's record); returns
         it. `answer`: a model's answer to inspect_prompt (provider mode)."""
         from ..compaction import capture
 
         provider = _answered(answer)
+        read = _messages(messages)
         with _store(project_dir()) as store:
             taken = capture(
-                store, _messages(messages), session_id=_session(), label="mcp", provider=provider
+                store, read.messages, session_id=_session(), label="mcp", provider=provider
             )
         return {
             "seq": taken.record.seq,
             **taken.snapshot.to_dict(),
-            **_fallback(answer, taken.result.fallback_reason),
+            **_notes(answer, taken.result, read),
         }
 
     @tool(WRITE, "Check a summary")

@@ -14,7 +14,9 @@ answered by the transport:
 - what reads as a notification (a string ``method``, no ``id``) or as a response
   (``result`` or ``error``, no ``method``) is never answered, however malformed;
 - a line longer than ``MAX_LINE`` (32 MiB) is skipped in 1 MiB chunks, never held
-  whole, and answered ``-32600``, id null (its id was never read);
+  whole, and answered ``-32600`` with the id it opens with (``{"jsonrpc": "2.0",
+  "id": 7, "method": …``, as SDK clients write it: only plain members before it),
+  else null;
 - a blank line is skipped.
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr, as under the
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -152,18 +155,48 @@ MAX_LINE = 32 * 2**20
 _CHUNK = 2**20
 
 
-async def _lines(stdin: BinaryIO) -> AsyncIterator[bytes | None]:
-    """Each line of ``stdin``, or None for one longer than ``MAX_LINE`` (skipped unread)."""
+@dataclass(frozen=True)
+class TooLong:
+    """A line over ``MAX_LINE``, skipped; ``head`` is its start, where an id may lead."""
+
+    head: bytes
+
+
+async def _lines(stdin: BinaryIO) -> AsyncIterator[bytes | TooLong]:
+    """Each line of ``stdin``, or the head of one longer than ``MAX_LINE`` (skipped unread)."""
     while line := await anyio.to_thread.run_sync(stdin.readline, MAX_LINE + 1):
         if len(line.removesuffix(b"\n")) <= MAX_LINE:
             yield line
             continue
+        head = line[:_HEAD]
         # Over the cap: the rest of the line is read in chunks and dropped.
         while not line.endswith(b"\n") and (
             line := await anyio.to_thread.run_sync(stdin.readline, _CHUNK)
         ):
             pass
-        yield None
+        yield TooLong(head)
+
+
+_HEAD = 4096
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+#: An object whose first members are plain (strings, numbers, literals), then ``"id"``.
+_LEADING_ID = re.compile(
+    rb"\A\s*\{(?:\s*" + _STRING + rb"\s*:\s*(?:" + _STRING + rb"|[-+.\w]+)\s*,)*?"
+    rb'\s*"id"\s*:\s*(-?\d{1,18}|' + _STRING + rb")\s*[,}]"
+)
+
+
+def leading_id(head: bytes) -> RequestId | None:
+    """The id an over-long line opens with, if it is a string or an integer; else None."""
+    match = _LEADING_ID.match(head)
+    if match is None:
+        return None
+    try:
+        match.group(0).decode("utf-8")  # bytes that are not UTF-8: nothing can be trusted
+        value = json.loads(match.group(1))
+    except ValueError:  # UnicodeDecodeError included, or a bad escape
+        return None
+    return _usable_id(value)
 
 
 async def _read(
@@ -173,7 +206,11 @@ async def _read(
 ) -> None:
     async with to_server, to_client:
         async for line in _lines(stdin):
-            parsed = Refused(_error(INVALID_REQUEST, None)) if line is None else parse_line(line)
+            parsed = (
+                Refused(_error(INVALID_REQUEST, leading_id(line.head)))
+                if isinstance(line, TooLong)
+                else parse_line(line)
+            )
             try:
                 if not isinstance(parsed, Refused):
                     await to_server.send(SessionMessage(parsed))

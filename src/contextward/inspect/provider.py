@@ -31,8 +31,9 @@ MAX_PROPOSALS = 2000
 MAX_CONTENT = 4000
 #: The longest transcript text put into one prompt; a longer one stays in rules mode.
 MAX_PROMPT_CHARS: Final = 200_000
-#: A model's answer larger than this is refused (2,000 proposals of 4,000 characters fit).
-MAX_ANSWER_BYTES: Final = 32 << 20
+#: A model's answer larger than this is refused (2,000 proposals of 4,000 characters fit;
+#: half an MCP line, so the refusal comes before the transport's).
+MAX_ANSWER_BYTES: Final = 16 << 20
 
 
 class ProviderAnswerError(ValueError):
@@ -135,14 +136,18 @@ def asked(messages: Sequence[Message]) -> str:
 
 
 def parse_answer(text: str) -> object:
-    """The JSON value in a model's answer (a bare object, or one inside a code fence)."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
+    """The JSON value in a model's answer: an object, or the bare list of proposals, alone or
+    inside a code fence or prose (from the first bracket to the last of its kind)."""
+    spans = [(text.find(a), text.rfind(b)) for a, b in ("{}", "[]")]
+    spans = sorted((start, end) for start, end in spans if 0 <= start < end)
+    if not spans:
         raise ProviderAnswerError("the model's answer holds no JSON")
-    try:
-        return json.loads(text[start : end + 1])
-    except (ValueError, RecursionError):  # malformed, or an integer too long to convert
-        raise ProviderAnswerError("the model's answer is malformed JSON") from None
+    for start, end in spans:
+        try:
+            return json.loads(text[start : end + 1])
+        except (ValueError, RecursionError):  # malformed, or an integer too long to convert
+            continue
+    raise ProviderAnswerError("the model's answer is malformed JSON")
 
 
 class Answered:
