@@ -150,7 +150,10 @@ def test_snapshot_in_provider_mode_asks_the_hosts_model(bridge: BridgeProcess) -
     asked = bridge.recv()
     assert asked["type"] == "provider_request" and asked["parent_request_id"] == "s"
     answer = {
-        "candidates": [{"kind": "decision", "content": "We chose PostgreSQL", "source": "a1"}]
+        "candidates": [
+            {"kind": "decision", "content": "We chose PostgreSQL", "source": "a1"},
+            {"kind": "goal", "content": f"Invented, with {SECRET}.", "source": "u1"},
+        ]
     }
     bridge.send(
         {
@@ -163,6 +166,8 @@ def test_snapshot_in_provider_mode_asks_the_hosts_model(bridge: BridgeProcess) -
     )
     taken = ok(bridge.recv())
     assert taken["mode"] == "provider" and "We chose PostgreSQL" in taken["text"]
+    # The invented proposal is counted, never quoted.
+    assert taken["provider_rejected"] == 1 and SECRET not in json.dumps(taken)
 
 
 def test_a_summary_that_keeps_a_secret_bearing_item_verbatim_preserves_it(

@@ -63,8 +63,15 @@ def inspect(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
     return {
         **result.to_dict(),
         "inspection_id": inspection_id,
-        **({"fallback_reason": result.fallback_reason} if result.fallback_reason else {}),
+        **_provider_notes(result),
     }
+
+
+def _provider_notes(result: InspectionResult) -> dict[str, Any]:
+    """Why provider mode fell back, or how many of the model's proposals were refused."""
+    if result.fallback_reason:
+        return {"fallback_reason": result.fallback_reason}
+    return {"provider_rejected": result.provider_rejected} if result.provider_rejected else {}
 
 
 def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
@@ -78,6 +85,7 @@ def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str,
         "inspection_id": inspection_id,
         "mode": result.mode,
         "counts": result.counts(),
+        **_provider_notes(result),
     }
 
 
@@ -112,6 +120,7 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
         "inspection_id": inspection_id,
         "mode": result.mode,
         "counts": result.counts(),
+        **_provider_notes(result),
     }
 
 
