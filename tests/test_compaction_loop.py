@@ -109,6 +109,30 @@ def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store:
     assert "SQLite for the job queue." not in render_restore(plan_restore(store, session_id="s"))
 
 
+def test_the_assistants_own_replaced_plan_is_not_carried_but_the_owners_rule_is(
+    store: Store,
+) -> None:
+    first = [
+        Message("u1", "user", "Goal: cache the catalogue pages."),
+        Message("a1", "assistant", "I'll use memcached for the page cache."),
+        Message("u2", "user", "Never push to main."),
+    ]
+    taken = capture(store, first, session_id="s")
+    plan = next(i.id for i in taken.snapshot.items if "memcached" in i.content)
+    assert taken.record.data["assistant_items"] == [plan]
+    check_summary(store, "Goal: cache the catalogue pages.", session_id="s")
+    switch = "Switching the page cache to Redis instead of memcached, since we run Redis."
+    second = [
+        Message("c1", "user", "Goal: cache the catalogue pages.", summary=True),
+        Message("a2", "assistant", switch),
+        # The assistant's word never retires what the owner said.
+        Message("a3", "assistant", "Pushing to main is fine for this fix."),
+    ]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert "I'll use memcached for the page cache." not in contents
+    assert {switch, "Never push to main."} <= contents
+
+
 def test_a_full_restore_block_states_the_rules_before_the_decisions() -> None:
     from contextward.core import ContextItem
 

@@ -238,9 +238,13 @@ def test_only_the_owners_later_word_retires_an_earlier_snapshots_item() -> None:
 
     owner = Message("u1", "user", "Actually, use Postgres for the job queue instead of SQLite.")
     assert set(retiring(owner)) == {"d1"}
-    # The assistant's word does not retire what the snapshot holds (it may be the owner's).
+    # The assistant's word does not retire what the owner said (or an item whose speaker
+    # is not known); it retires what the assistant said.
     agent = Message("a1", "assistant", "I'll use Postgres for the job queue instead of SQLite.")
     assert retiring(agent) == {}
+    switch = Message("a2", "assistant", "Switching the job queue to Postgres instead of SQLite.")
+    assert retiring(switch) == {}
+    assert set(retired(inspect_messages([switch]), earlier, assistant={"d1"})) == {"d1"}
     # Neither does a statement about something else, or one that repeats it.
     assert retiring(Message("u2", "user", "Use pnpm instead of npm for the web app.")) == {}
     assert retiring(Message("u3", "user", "Use SQLite for the job queue.")) == {}

@@ -9,8 +9,9 @@ The snapshot is the kept candidates of the transcript since the last
 compaction, plus what the project record says must survive: owner
 constraints of the contract, trusted decisions of STATE.md, and the critical
 items of the previous snapshot of the same session (so an item survives a
-second compaction even if the first summary dropped it), unless the owner
-has replaced it since.
+second compaction even if the first summary dropped it), unless it has
+been replaced since (by the owner's word; an item the assistant said, by
+the assistant's too).
 
 Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 """
@@ -142,15 +143,22 @@ def capture_inspection(
     """
     chosen = tuple(decisions)
     extra = project_items(store, root or store.root, env=env)
-    previous = snapshot_from(store.snapshots.latest(session_id=session_id)) if session_id else None
+    latest = store.snapshots.latest(session_id=session_id) if session_id else None
+    previous = snapshot_from(latest)
+    agent = _assistant_items(latest)
     if previous is not None:
-        # What the owner has since replaced is not carried: restoring it would bring back
-        # a stale decision as one that "still holds".
+        # What has since been replaced is not carried: restoring it would bring back a
+        # stale decision as one that "still holds".
         carried = [item for item in previous.items if item.critical]
-        gone = retired(result, carried)
+        gone = retired(result, carried, assistant=agent)
         extra += [item for item in carried if item.id not in gone]
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
-    record = store.snapshots.add(snapshot.to_dict(), label=label, session_id=session_id)
+    agent |= {c.id for c in result.candidates if c.role == "assistant"}
+    data = {
+        **snapshot.to_dict(),
+        ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
+    }
+    record = store.snapshots.add(data, label=label, session_id=session_id)
     store.inspections.add(
         {"snapshot_seq": record.seq, "messages": result.messages, "counts": result.counts()},
         label=label,
@@ -185,6 +193,17 @@ def check_summary(
         session_id=session_id,
     )
     return CheckOutcome(report, snapshot, record.seq, stored)
+
+
+#: Beside a stored snapshot's ``schemaVersion`` and ``items`` (the snapshot contract):
+#: the ids of the items the assistant said, so that its own later word may retire them
+#: at the next compaction. An item not listed is read as the owner's.
+ASSISTANT_ITEMS = "assistant_items"
+
+
+def _assistant_items(record: Record | None) -> set[str]:
+    listed = record.data.get(ASSISTANT_ITEMS) if record is not None else None
+    return {i for i in listed if isinstance(i, str)} if isinstance(listed, list) else set()
 
 
 def summary_text(raw: str) -> str:

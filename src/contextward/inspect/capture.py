@@ -8,7 +8,7 @@ through ``extra`` so this module never depends on the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from ..core import KINDS, ContextItem, Snapshot
 from ..redact import mask
@@ -45,17 +45,26 @@ def snapshot_of(
     return Snapshot(tuple(items))
 
 
-def retired(result: InspectionResult, earlier: Iterable[ContextItem]) -> dict[str, str]:
+def retired(
+    result: InspectionResult,
+    earlier: Iterable[ContextItem],
+    *,
+    assistant: Collection[str] = (),
+) -> dict[str, str]:
     """Which ``earlier`` items (said before the inspected messages: a previous snapshot's)
     a statement of ``result`` replaces, as ``{item id: candidate id}``.
 
-    The items stand one turn before the first message, as the owner's word: a snapshot
-    does not record who said an item, and read so only the owner's word retires it, never
-    the assistant's. Supersession then links them with the candidates as it links the
-    statements of one transcript ("use Postgres for the queue instead of SQLite" retires
-    "Use SQLite for the job queue.").
+    The items stand one turn before the first message. Those whose ids are in
+    ``assistant`` are the assistant's; any other is read as the owner's word (a contract
+    row, a decision of the record, an item whose speaker was not kept), which only the
+    owner's word retires. Supersession then links them with the candidates as it links
+    the statements of one transcript ("use Postgres for the queue instead of SQLite"
+    retires "Use SQLite for the job queue.").
     """
-    old = [_draft(i.id, i.kind, i.content, role="user", position=-1, turn=0) for i in earlier]
+    old = [
+        _draft(i.id, i.kind, i.content, role=_speaker(i.id, assistant), position=-1, turn=0)
+        for i in earlier
+    ]
     new = [
         _draft(c.id, c.kind, c.content, role=c.role or "user", position=c.position, turn=c.turn)
         for c in result.candidates
@@ -64,6 +73,10 @@ def retired(result: InspectionResult, earlier: Iterable[ContextItem]) -> dict[st
     link([*old, *new])
     ids = {d.id for d in new}
     return {d.id: by for d in old if (by := d.superseded_by) is not None and by in ids}
+
+
+def _speaker(item_id: str, assistant: Collection[str]) -> str:
+    return "assistant" if item_id in assistant else "user"
 
 
 def _draft(cid: str, kind: str, content: str, *, role: str, position: int, turn: int) -> Draft:
