@@ -109,6 +109,34 @@ def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store:
     assert "SQLite for the job queue." not in render_restore(plan_restore(store, session_id="s"))
 
 
+@pytest.mark.parametrize("turns", [0, 10, 40])
+def test_a_decision_a_summary_kept_and_the_owner_replaced_later_is_not_carried(
+    store: Store, turns: int
+) -> None:
+    kept = "Goal: build the invoice export. Use MySQL for the invoice store."
+    capture(store, [Message("u1", "user", kept)], session_id="s")
+    check_summary(store, kept, session_id="s")
+    second = [Message("c1", "user", kept, summary=True)]
+    for n in range(turns):  # ordinary work between the summary and the change
+        second += [
+            Message(f"a{n}", "assistant", f"Edited exporter/part_{n}.py; the tests pass."),
+            Message(f"u{n}", "user", "next"),
+        ]
+    change = "Actually, use PostgreSQL for the invoice store instead of MySQL."
+    second.append(Message("u9", "user", change))
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert "Use MySQL for the invoice store." not in contents and change in contents
+
+
+def test_a_summarys_own_replacement_never_retires_the_owners_decision(store: Store) -> None:
+    capture(store, [Message("u1", "user", "Use MySQL for the token store.")], session_id="s")
+    made_up = "Decision: use PostgreSQL for the token store instead of MySQL."
+    check_summary(store, made_up, session_id="s")
+    second = [Message("c1", "user", made_up, summary=True), Message("u2", "user", "go on")]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert "Use MySQL for the token store." in contents
+
+
 def test_the_assistants_own_replaced_plan_is_not_carried_but_the_owners_rule_is(
     store: Store,
 ) -> None:

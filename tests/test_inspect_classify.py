@@ -42,6 +42,21 @@ def test_the_opening_request_is_the_goal() -> None:
     assert kind("Users get logged out every few minutes; find out why.") != "goal"
 
 
+def test_after_a_summary_the_next_user_message_is_no_opening_and_the_summary_not_the_owner() -> (
+    None
+):
+    from contextward.inspect import inspect_messages
+
+    summary = Message("c1", "user", "Goal: ship the invoice export.", summary=True)
+    result = inspect_messages(
+        [summary, Message("u1", "user", "Users get logged out; find out why.")]
+    )
+    said = {c.content: c for c in result.candidates}
+    assert said["Users get logged out; find out why."].kind != "goal"
+    # The summary's words are the host's: they rank below the owner's and retire nothing of it.
+    assert said["Goal: ship the invoice export."].role == "system"
+
+
 def test_the_assistant_cannot_impose_rules_and_its_narration_is_noise() -> None:
     assert (
         kind("Don't change the public API.", "assistant") != "constraint"

@@ -61,18 +61,40 @@ def retired(
     the statements of one transcript ("use Postgres for the queue instead of SQLite"
     retires "Use SQLite for the job queue.").
     """
+    items = list(earlier)
     old = [
         _draft(i.id, i.kind, i.content, role=_speaker(i.id, assistant), position=-1, turn=0)
-        for i in earlier
+        for i in items
     ]
+    by_id = {c.id: c for c in result.candidates}
+    # What the new messages already retired (a summary's restatement the owner then
+    # changed) is no current mention: the carried item is the one a replacement names.
     new = [
         _draft(c.id, c.kind, c.content, role=c.role or "user", position=c.position, turn=c.turn)
         for c in result.candidates
-        if c.kind not in NOISE_KINDS
+        if c.kind not in NOISE_KINDS and c.superseded_by is None
     ]
     link([*old, *new])
-    ids = {d.id for d in new}
-    return {d.id: by for d in old if (by := d.superseded_by) is not None and by in ids}
+    # An item the new messages repeat word for word goes with its repetition.
+    replaced = {
+        _fold(mask(c.content)): c.superseded_by for c in result.candidates if c.superseded_by
+    }
+    gone: dict[str, str] = {}
+    for item, draft in zip(items, old, strict=True):
+        for by in (draft.superseded_by, replaced.get(_fold(item.content))):
+            if by in by_id and _may_retire(by_id[by].role, draft.role):
+                gone[item.id] = by
+                break
+    return gone
+
+
+def _may_retire(new: str, old: str) -> bool:
+    """Only the owner's word retires the owner's (or an item of unknown speaker)."""
+    return old != "user" or new == "user"
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def _speaker(item_id: str, assistant: Collection[str]) -> str:

@@ -73,6 +73,7 @@ class _Builder:
         *,
         turn: int = 0,
         item: int | None = None,
+        role: str | None = None,
     ) -> Draft:
         # A summary quoting the user ("\"Use Redis.\"") repeats the user's words: same key.
         key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
@@ -101,7 +102,8 @@ class _Builder:
             position=position,
             replaces=c.replaces,
             turn=turn,
-            role=message.role,
+            # A summary's words are the host's (``system``), not its message's author's.
+            role=role or message.role,
             item=item,
         )
         self._seen[key] = draft
@@ -142,6 +144,8 @@ def inspect_messages(
         if summary:
             ctx = Context("system" if message.role == "user" else message.role, summary=True)
             pieces = summary_units(message.text)
+            # The summary states the session's goal; "ok continue" after it is no opening.
+            opening = False
         else:
             ctx = Context(
                 message.role,
@@ -157,7 +161,7 @@ def inspect_messages(
             else [classify(unit, ctx, n) for n, unit in enumerate(pieces)]
         )
         added = [
-            builder.add(message, position, unit.text, c, turn=turn, item=unit.number)
+            builder.add(message, position, unit.text, c, turn=turn, item=unit.number, role=ctx.role)
             for unit, c in zip(pieces, kinds, strict=True)
         ]
         if pending_error is not None:

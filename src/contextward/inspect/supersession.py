@@ -195,8 +195,9 @@ def link(drafts: Sequence[Draft]) -> None:
             and old.position < new.position
             and _compatible(new.kind, old.kind)
             and (new.replaces or old.kind == "decision" or _proposal(new, old))
-            # The user's word outranks the assistant's: an assistant cannot retire it.
-            and not (old.role == "user" and new.role == "assistant")
+            # The user's word outranks the assistant's and a summary's: only the user's
+            # retires it (a summariser's "use X instead of Y" may be made up).
+            and not (old.role == "user" and new.role != "user")
         ]
         subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
         named = _named(subject, earlier, new)
