@@ -161,6 +161,22 @@ def test_the_assistants_own_replaced_plan_is_not_carried_but_the_owners_rule_is(
     assert {switch, "Never push to main."} <= contents
 
 
+def test_sessions_never_mix_and_a_busy_store_keeps_each_sessions_check(store: Store) -> None:
+    capture(store, CONVERSATION, session_id="a")
+    check_summary(store, "Goal: ship OAuth login for the billing service.", session_id="a")
+    # A session without a snapshot of its own gets nothing, and checks nothing.
+    assert plan_restore(store, session_id="c").items == ()
+    assert check_summary(store, KEPT_ALL, session_id="c") is None
+    # Many checks of another session since: a's own check is still found.
+    capture(store, [Message("u1", "user", "Do not touch the legacy Perl scripts.")], session_id="b")
+    for _ in range(60):
+        check_summary(store, "Working on the Perl scripts.", session_id="b")
+    plan = plan_restore(store, session_id="a")
+    assert plan.checked and "Never push to main; open a PR instead." in {
+        i.content for i in plan.items
+    }
+
+
 def test_a_full_restore_block_states_the_rules_before_the_decisions() -> None:
     from contextward.core import ContextItem
 

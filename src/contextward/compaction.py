@@ -177,10 +177,8 @@ def check_summary(
     snapshot_record: Record | None = None,
 ) -> CheckOutcome | None:
     """Check a summary against the latest snapshot (of the session); None when there is none."""
-    record = snapshot_record
-    if record is None and session_id:
-        record = store.snapshots.latest(session_id=session_id)
-    record = record or store.snapshots.latest()
+    # A session's summary is checked against its own snapshot only, never another's.
+    record = snapshot_record or store.snapshots.latest(session_id=session_id or None)
     snapshot = snapshot_from(record)
     if record is None or snapshot is None:
         return None

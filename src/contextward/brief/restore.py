@@ -52,17 +52,14 @@ def snapshot_from(record: Record | None) -> Snapshot | None:
 
 
 def latest_check(store: Store, snapshot_seq: int) -> Record | None:
-    """The newest check report stored for one snapshot."""
-    for record in store.check_reports.list(limit=50):
-        if record.data.get("snapshot_seq") == snapshot_seq:
-            return record
-    return None
+    """The newest check report stored for one snapshot, however many reports came since."""
+    return store.check_reports.about_snapshot(snapshot_seq)
 
 
 def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
-    """Restore items for the latest snapshot (of ``session_id`` when given)."""
-    record = store.snapshots.latest(session_id=session_id) if session_id else None
-    record = record or store.snapshots.latest()
+    """Restore items for the latest snapshot of ``session_id`` (of any session when None;
+    a session without a snapshot of its own gets nothing, never another session's)."""
+    record = store.snapshots.latest(session_id=session_id or None)
     snapshot = snapshot_from(record)
     if record is None or snapshot is None:
         return RestorePlan((), None, False, {})

@@ -148,6 +148,20 @@ class RecordLedger:
         found = self.list(limit=1, session_id=session_id, label=label)
         return found[0] if found else None
 
+    def about_snapshot(self, snapshot_seq: int) -> Record | None:
+        """The newest record whose data names ``snapshot_seq`` (a check report of it)."""
+        # A plain substring test first (the data is dumped with sorted keys and ", "/": "
+        # separators), so a long ledger is not parsed row by row; the JSON test decides.
+        rows = self.store.newest(
+            self.table,
+            limit=1,
+            extra=[
+                ("instr(data, ?) > 0", f'"snapshot_seq": {int(snapshot_seq)}'),
+                ("json_extract(data, '$.snapshot_seq') = ?", snapshot_seq),
+            ],
+        )
+        return _record(rows[0]) if rows else None
+
     def list(
         self, *, limit: int = 20, session_id: str | None = None, label: str | None = None
     ) -> list[Record]:
