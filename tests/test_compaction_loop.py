@@ -12,6 +12,7 @@ from contextward.brief import render_brief
 from contextward.brief.restore import RestorePlan, plan_restore, render_restore
 from contextward.cli import main
 from contextward.compaction import capture, check_summary, messages_since_compaction, summary_text
+from contextward.core import ContextItem
 from contextward.inspect import Message
 from contextward.state import StateProject, record_decision
 from contextward.store import Store
@@ -175,6 +176,34 @@ def test_sessions_never_mix_and_a_busy_store_keeps_each_sessions_check(store: St
     assert plan.checked and "Never push to main; open a PR instead." in {
         i.content for i in plan.items
     }
+
+
+def test_a_restore_block_passed_back_in_is_not_read_as_anyones_word(store: Store) -> None:
+    from contextward.brief import restore as restore_block
+    from contextward.brief import session_brief, state_block
+    from contextward.inspect import guidance, inspect_messages
+    from contextward.inspect.message import own_block
+
+    capture(store, CONVERSATION, session_id="s")
+    check_summary(store, "Goal: ship OAuth login for the billing service.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    result = inspect_messages(
+        [Message("r", "user", block), Message("s", "system", f"  {block}"), *CONVERSATION]
+    )
+    assert result.skipped == {"contextward_injection": 2}
+    assert not any("(lost)" in c.content for c in result.candidates)
+    # Every block contextward writes is known by how it begins.
+    for header in (
+        restore_block.HEADER,
+        guidance.HEADER,
+        session_brief.HEADER,
+        state_block.HEADER,
+        render_restore(RestorePlan((CONVERSATION_ITEM,), 1, False, {})),
+    ):
+        assert own_block(header), header
+
+
+CONVERSATION_ITEM = ContextItem("c1", "constraint", "Never push to main.", True)
 
 
 def test_a_full_restore_block_states_the_rules_before_the_decisions() -> None:

@@ -9,7 +9,7 @@ verbatim span of one message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import BinaryIO
 
 from ..redact import prefix
@@ -19,7 +19,7 @@ from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification,
 from .continuation import classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import REASON
-from .message import Message
+from .message import Message, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
 from .readers import open_transcript
@@ -128,8 +128,12 @@ def inspect_messages(
     pending_error: tuple[Message, str] | None = None
     failed = False  # the last tool run failed
     turn, speaker = 0, ""
+    own = 0
     for position, message in enumerate(messages):
         count += 1
+        if message.role != "tool" and own_block(message.text):
+            own += 1  # our own restore block or brief, passed back in: no one said it
+            continue
         if kept_messages is not None:
             kept_messages.append(message)
         if message.role == "tool":
@@ -185,10 +189,18 @@ def inspect_messages(
         messages=count,
         mode="provider" if mode == "provider" else "rules",
         format=format,
-        skipped=dict(skipped or {}),
+        skipped=_counted(skipped or {}, {"contextward_injection": own} if own else {}),
         fallback_reason=fallback,
         provider_rejected=rejected,
     )
+
+
+def _counted(*counts: Mapping[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for reason, n in each.items():
+            total[reason] = total.get(reason, 0) + n
+    return total
 
 
 def inspect_stream(
@@ -206,7 +218,7 @@ def inspect_stream(
         messages=result.messages,
         mode=result.mode,
         format=transcript.format,
-        skipped=dict(transcript.skips.counts),
+        skipped=_counted(transcript.skips.counts, result.skipped),
         fallback_reason=result.fallback_reason,
         provider_rejected=result.provider_rejected,
     )

@@ -94,3 +94,19 @@ def typed(reason: str, kind: object) -> str:
     """``reason_<kind>`` for a plain type name ("entry_file-history-snapshot"), else
     ``reason``: a skip count never carries arbitrary transcript text."""
     return f"{reason}_{kind}" if isinstance(kind, str) and _TYPE_NAME.fullmatch(kind) else reason
+
+
+#: How what contextward itself writes into a conversation begins: the restore block, the
+#: brief, the state block, the guidance. Read back as a message it would be kept, and
+#: restored, as if someone had said it.
+OWN_BLOCKS: tuple[str, ...] = (
+    "contextward restore:",
+    "contextward guidance for the compaction summary",
+    "## contextward brief",
+    "## Project state (contextward)",
+)
+
+
+def own_block(text: str) -> bool:
+    """Whether a message is one of contextward's own blocks (``OWN_BLOCKS``)."""
+    return text[:256].lstrip().startswith(OWN_BLOCKS)  # never a copy of a long message
