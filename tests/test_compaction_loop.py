@@ -206,6 +206,27 @@ def test_a_restore_block_passed_back_in_is_not_read_as_anyones_word(store: Store
 CONVERSATION_ITEM = ContextItem("c1", "constraint", "Never push to main.", True)
 
 
+def test_a_long_segments_guidance_leaves_room_for_the_carried_owners_rule(store: Store) -> None:
+    def decisions(prefix: str, text: str, count: int) -> list[Message]:
+        return [Message(f"{prefix}{n}", "assistant", text.format(n=n)) for n in range(count)]
+
+    rule = "Never push to main; open a PR instead."
+    table = "Decision: table audit_{n} keeps its rows for 90 days, then moves to cold storage."
+    first = [*decisions("x", table, 30), Message("u1", "user", rule)]
+    capture(store, first, session_id="s")
+    check_summary(store, "Working on the nightly export.", session_id="s")  # drops them all
+    batch = (
+        "Decision: batch {n} of the nightly export goes to ledger shard {n} in eu-west-1, "
+        "written through the bulk loader with a 30-second statement timeout and retries."
+    )
+    taken = capture(store, decisions("a", batch, 200), session_id="s")
+    assert len(taken.guidance) <= 9000
+    record = taken.guidance.split("Also preserve verbatim (the project's standing record):")[1]
+    # The owner's rule comes first in the record, and the record has room left for it.
+    assert record.splitlines()[1] == f"- [constraint] {rule}"
+    assert "more not listed" in taken.guidance  # the segment's own items gave way
+
+
 def test_a_full_restore_block_states_the_rules_before_the_decisions() -> None:
     from contextward.core import ContextItem
 

@@ -24,9 +24,11 @@ from pathlib import Path
 
 from .brief.restore import RestorePlan, plan_restore, render_restore, snapshot_from
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
+from .core.item import STANDING
 from .inspect import (
     CandidateProvider,
     InspectionResult,
+    Limits,
     Message,
     ReviewDecision,
     build_guidance,
@@ -55,6 +57,8 @@ __all__ = [
 
 #: Injected guidance stays below the host's 10,000-character cap.
 MAX_GUIDANCE_CHARS = 9000
+#: The most of it the standing record may take (its goals and rules first).
+RECORD_CHARS = 3000
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,18 +235,29 @@ def _guidance(
     *,
     reviewed: bool = True,
 ) -> str:
-    text = build_guidance(result, decisions, reviewed=reviewed).text()
+    """The guidance, then the standing record (the contract, recorded decisions, what the
+    previous snapshot carried), which has its room set aside first: a long transcript's
+    guidance used to leave it none, and carried owner rules were the first cut."""
     inspected = {c.id for c in result.candidates}
     extra = [item for item in snapshot.items if item.id not in inspected and item.critical]
-    if extra:
-        lines = ["", "Also preserve verbatim (the project's standing record):"]
-        budget = MAX_GUIDANCE_CHARS - len(text) - 100
-        for item in extra:
-            line = f"- [{item.kind}] {' '.join(mask(item.content).split())}"
-            if budget - len(line) < 0:
-                lines.append(f"({len(extra) - len(lines) + 2} more in `contextward brief`)")
-                break
-            lines.append(line)
-            budget -= len(line) + 1
-        text += "\n".join(lines)
+    extra.sort(key=lambda item: item.kind not in STANDING)  # goals and rules first
+    record = _record(extra, RECORD_CHARS)
+    room = MAX_GUIDANCE_CHARS - len(record) - 300  # a guidance may pass its bound by ~200
+    limits = Limits(max_chars=max(room, 1000))
+    text = build_guidance(result, decisions, reviewed=reviewed, limits=limits).text() + record
     return text[:MAX_GUIDANCE_CHARS]
+
+
+def _record(items: list[ContextItem], size: int) -> str:
+    if not items:
+        return ""
+    lines = ["", "Also preserve verbatim (the project's standing record):"]
+    used = 0
+    for n, item in enumerate(items):
+        line = f"- [{item.kind}] {' '.join(mask(item.content).split())}"
+        if used + len(line) > size:
+            lines.append(f"({len(items) - n} more in `contextward brief`)")
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines)
