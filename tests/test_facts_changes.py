@@ -204,6 +204,30 @@ def test_short_items_and_unit_spellings(item: str, summary: str, reason: str | N
         assert (status, said) == ("changed", reason)
 
 
+@pytest.mark.parametrize(
+    ("summary", "status", "reason"),
+    [
+        # One negation and one "always" overall, each moved to the other clause.
+        ("Always push to main; no PR needed.", "changed", "changed: negation flipped (removed)"),
+        ("Push to main; never open a PR.", "changed", "changed: negation flipped (removed)"),
+        # Both clauses said in one: no flip to see.
+        ("We never push to main and always open a PR.", "preserved", None),
+        (
+            "Never push to main; always open a PR. (No longer applies.)",
+            "changed",
+            "changed: revoked",
+        ),
+        ("Never push to main; always open a PR. (Still applies.)", "preserved", None),
+    ],
+)
+def test_a_rule_flipped_clause_by_clause_is_seen(
+    summary: str, status: str, reason: str | None
+) -> None:
+    said, why = judge("Never push to main; always open a PR.", f"{FILLER_EN}{summary} Next: tests.")
+    assert said == status, why
+    assert reason is None or why == reason
+
+
 def test_a_missing_critical_anchor_is_never_preserved() -> None:
     assert judge(
         "Rotate the key stored in the VAULT_ROOT_TOKEN variable every 30 days.",

@@ -57,7 +57,7 @@ _MAX_WINDOW = 4
 _FOLLOW_UP_WORDS = frozenset(
     keys_of(
         "rule constraint decision requirement plan item policy note guidance instruction "
-        "user owner team "
+        "user owner team applies apply valid holds effect force "
         "规定 规则 约束 决定 这条规定 该规定 此规定 这一条 这项要求 该要求 用户 这条规则 此条"
     )
 )
@@ -434,7 +434,11 @@ def _compare(
     if swapped:
         kind, what = swapped[0]
         return "changed", f"changed: {what} swapped ({kind})"
-    cue_change = _cue_change(item_cues, region_cues)
+    # Clause by clause first: "Never push to main; always open a PR" -> "Always push to
+    # main; no PR needed" keeps one negation and one "always" overall, flipped in place.
+    cue_change = _clause_flip(profile, index, window, alone=True) or _cue_change(
+        item_cues, region_cues
+    )
     if cue_change is not None:
         return "changed", cue_change
     if missing:
@@ -626,11 +630,15 @@ def _cue_change(item: Counter[str], region: Counter[str]) -> str | None:
     return None
 
 
-def _clause_flip(profile: Profile, index: ContextIndex, window: list[int]) -> str | None:
+def _clause_flip(
+    profile: Profile, index: ContextIndex, window: list[int], *, alone: bool = False
+) -> str | None:
     """A whole clause of the item survives in the region with its polarity or force changed.
 
     Catches "Never push to main; open a PR instead" -> "Pushing to main is fine
-    now", where the region holds too little of the item to be a match at all.
+    now", where the region holds too little of the item to be a match at all. With
+    ``alone``, only a region clause that holds none of the item's other clauses' words
+    counts: "we never push to main and always open a PR" says both clauses at once.
     """
     weights = dict(profile.weights)
     total = sum(weights.values())
@@ -638,9 +646,10 @@ def _clause_flip(profile: Profile, index: ContextIndex, window: list[int]) -> st
         keys = part.keys & weights.keys()
         if len(keys) < 2 or sum(weights[key] for key in keys) < 0.3 * total:
             continue
+        others = frozenset().union(*(p.keys for p in profile.clauses if p is not part)) - keys
         holders = [number for number in window if keys <= index.keysets[number]]
         for clause in (clause for number in holders for clause in index.clauses(number)):
-            if keys <= clause.keys:
+            if keys <= clause.keys and not (alone and clause.keys & others):
                 item_cues, region_cues = Counter(dict(part.cues)), Counter(dict(clause.cues))
                 if region_cues["revoke"] > item_cues["revoke"]:
                     return "changed: revoked"
