@@ -138,6 +138,21 @@ def test_a_summarys_own_replacement_never_retires_the_owners_decision(store: Sto
     assert "Use MySQL for the token store." in contents
 
 
+def test_a_rule_the_owner_lifted_after_a_compaction_is_not_carried(store: Store) -> None:
+    rule = "Never push to main; open a PR instead."
+    capture(
+        store,
+        [Message("u1", "user", "Goal: ship the export."), Message("u2", "user", rule)],
+        session_id="s",
+    )
+    check_summary(store, "Goal: ship the export.", session_id="s")
+    second = [
+        Message("c1", "user", "Goal: ship the export.", summary=True),
+        Message("u3", "user", "Pushing to main is fine now."),
+    ]
+    assert rule not in {i.content for i in capture(store, second, session_id="s").snapshot.items}
+
+
 def test_the_assistants_own_replaced_plan_is_not_carried_but_the_owners_rule_is(
     store: Store,
 ) -> None:

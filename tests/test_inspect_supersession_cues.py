@@ -748,3 +748,43 @@ def test_an_owner_s_instead_right_after_a_plan_retires_it_by_one_shared_name() -
         Message("u1", "user", "Use grpc5 instead for service5."),
     )
     assert retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    ("rule", "lift", "lifted"),
+    [
+        ("Never push to main; open a PR instead.", "Pushing to main is fine now.", True),
+        ("Never push to main; open a PR instead.", "You may push to main from now on.", True),
+        ("Never push to main; open a PR instead.", "Forget the rule about pushing to main.", True),
+        ("Do not touch the legacy Perl scripts.", "The Perl scripts may be edited now.", True),
+        ("永远不要直接推送到 main 分支。", "现在可以直接推送到 main 了，不用开 PR。", True),
+        ("永远不要直接推送到 main 分支。", "之前说不要推送到 main 的规定取消了。", True),
+        # A thing that is fine now, or a question, lifts nothing.
+        (
+            "Do not touch the legacy Perl scripts.",
+            "The Perl scripts are fine now, leave them.",
+            False,
+        ),
+        (
+            "Never push to main; open a PR instead.",
+            "Main is protected, so pushing fails anyway.",
+            False,
+        ),
+        ("不要改公共 API。", "现在可以了，公共 API 的测试都过了。", False),
+    ],
+)
+def test_the_owner_lifting_a_rule_retires_it(rule: str, lift: str, lifted: bool) -> None:
+    result = run(
+        Message("u1", "user", rule),
+        Message("a1", "assistant", "Understood."),
+        Message("u2", "user", lift),
+    )
+    assert retired(result, rule) is lifted
+
+
+def test_the_assistant_cannot_lift_the_owners_rule() -> None:
+    rule = "Never push to main; open a PR instead."
+    result = run(
+        Message("u1", "user", rule), Message("a1", "assistant", "Pushing to main is fine now.")
+    )
+    assert not retired(result, rule)

@@ -168,6 +168,11 @@ def link(drafts: Sequence[Draft]) -> None:
             plan = _last_plan(new, recent)
             if plan is not None:
                 _retire(plan, new)
+        if new.role == "user" and _LIFTS.search(new.content.casefold()):
+            # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
+            # on the same thing, said within reach.
+            for old in _lifted(new, _recent(memory, index, FAR_REACH)):
+                _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
@@ -274,6 +279,38 @@ _COUNTER = re.compile(
     r"\balready\b.{0,60}\buse (?:that|this|it|those)\b|已经有.{0,30}(?:用那个|用这个|直接用)|"
     r"撤掉|别用了|不能升|不扩了|不用了"
 )
+
+
+# The owner lifting a rule: "pushing to main is fine now", "you may push to main from now
+# on", "forget the rule about X", "现在可以直接推 main 了", "这条规定取消了".
+_LIFTS = re.compile(
+    # An action now permitted ("pushing to main is fine now"); a thing that "is fine now"
+    # works, which lifts nothing ("the scripts are fine now, leave them").
+    r"\b\w+ing\b[^.;,]{0,40}\b(?:is|are) (?:fine|ok|okay|acceptable) (?:now|from now on|again)\b|"
+    r"\bit'?s (?:fine|ok|okay) to \w+\b[^.;]{0,40}\b(?:now|from now on|again)\b|"
+    r"\b(?:is|are) (?:allowed|permitted) (?:now|from now on|again)\b|"
+    r"\b(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
+    r"\b(?:may|can) (?:now )?be \w+ (?:now|from now on|again)\b|"
+    r"\b(?:forget|ignore|drop|scrap) (?:the|that|my) (?:earlier |old |previous )?"
+    r"(?:rule|constraint|restriction)\b|"
+    r"\b(?:the|that|this) (?:rule|constraint|restriction)\b.{0,40}?\b(?:is|was) (?:lifted|gone|"
+    r"cancell?ed|removed)\b|"
+    r"现在可以(?!了)|从现在起可以|(?:规定|规则|限制|要求)(?:已经|已)?(?:取消|作废|不适用)|不再需要|不用再"
+)
+
+
+def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's rules ``new`` lifts: a constraint of theirs it shares two words with."""
+    words = _words(new.content)
+    return [
+        old
+        for old in recent
+        if old.kind == "constraint"
+        and old.role == "user"
+        and old.superseded_by is None
+        and old.position < new.position
+        and len(words & _words(old.content)) >= 2
+    ]
 
 
 def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
