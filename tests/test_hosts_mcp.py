@@ -123,6 +123,22 @@ async def test_the_compaction_loop_through_tools(project: Path) -> None:
     assert "Never push to main; open a PR instead." in restore
 
 
+@pytest.mark.anyio
+async def test_a_named_session_restores_only_its_own_snapshot(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rule = "Never push to main; open a PR instead."
+    monkeypatch.setenv("CONTEXTWARD_SESSION_ID", "a")
+    async with Client(build_server()) as client:
+        await call(client, "snapshot", {"messages": [{"role": "user", "content": rule}]})
+        await call(client, "check", {"summary": "We will ship OAuth login."})
+        mine = await call(client, "restore")
+    monkeypatch.setenv("CONTEXTWARD_SESSION_ID", "b")
+    async with Client(build_server()) as client:
+        other = await call(client, "restore")
+    assert rule in mine and other == "nothing to restore"
+
+
 # The owner moves away from a plan in words the rules cannot read as replacing it.
 PLAN = [
     {"role": "user", "content": "Ship the billing export to the finance bucket."},

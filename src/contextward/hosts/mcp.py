@@ -271,7 +271,8 @@ def build_server() -> MCPServer:
         from ..brief.restore import plan_restore, render_restore
 
         with _store(project_dir()) as store:
-            return render_restore(plan_restore(store), max_chars=20_000) or "nothing to restore"
+            plan = plan_restore(store, session_id=_session())  # the session's own, when named
+            return render_restore(plan, max_chars=20_000) or "nothing to restore"
 
     @tool(WRITE, "Checkpoint the session state")
     def checkpoint(
