@@ -521,10 +521,9 @@ def build_server() -> MCPServer:
 
         read = _messages(messages)
         result = inspect_messages(read.messages, provider=_answered(answer))
+        text = build_guidance(result).text()
         said = _said(_notes(answer, result, read))
-        return "\n".join(
-            [*said, "", build_guidance(result).text()] if said else [build_guidance(result).text()]
-        )
+        return "\n".join([*said, "", text]) if said else text
 
     @tool(WRITE, "Snapshot before compaction")
     def snapshot(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
