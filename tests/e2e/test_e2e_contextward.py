@@ -196,6 +196,32 @@ def test_manual_compact_guides_checks_and_restores_only_what_was_dropped(
     assert ids[DROPPED] in report["lost"] and ids[KEPT] in report["preserved"], report
 
 
+def test_a_second_compaction_guards_the_dropped_rule_and_forgets_the_replaced_decision(
+    scenario: Callable[..., Scenario],
+) -> None:
+    stale = "Use SQLite for the job queue."
+    s = guarded(scenario, summary=SUMMARY)  # each summary drops DROPPED and the decision
+    s.prompt(f"{OWNER_PROMPT} {stale}").prompt("BASH: echo working", tools=True)
+    s.prompt("/compact")
+    s.prompt("Actually, use Postgres for the job queue instead of SQLite.")
+    s.prompt("BASH: echo again", tools=True).prompt("/compact").prompt("what is next?")
+    outcome = s.run()
+    runs = assert_hooks_healthy(outcome)
+
+    _, second = outcome.compactions()
+    guidance = compaction_instructions(second)
+    # The rule the first summary dropped is carried into the second snapshot and guided...
+    assert DROPPED in guidance, guidance[:500]
+    # ...while the decision the owner replaced between the two is neither guided nor kept.
+    assert stale not in guidance
+    snapshots = [json.loads(r["data"]) for r in store_rows(s, "snapshots")]
+    assert len(snapshots) == 2
+    assert stale in {i["content"] for i in snapshots[0]["items"]}
+    assert stale not in {i["content"] for i in snapshots[1]["items"]}
+    after_second = outputs(runs, "SessionStart:compact")[-1]
+    assert DROPPED in after_second and stale not in after_second
+
+
 def test_automatic_compaction_both_routes_guides_and_restores(
     scenario: Callable[..., Scenario],
 ) -> None:
