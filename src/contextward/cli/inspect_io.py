@@ -19,7 +19,7 @@ from ..inspect import (
     inspect_stream,
     parse_decisions,
 )
-from ..inspect.message import unreadable
+from ..inspect.message import listed, unreadable
 from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
 from ..printable import counted, one_line
@@ -72,7 +72,7 @@ def load(
 def read_all(path: str, messages: int, skipped: Mapping[str, int], *, notice: bool) -> None:
     """Refuse a transcript of which no message could be read; say what a damaged one lost."""
     lost = unreadable(skipped)
-    parts = _listed(lost)
+    parts = listed(lost)
     if not messages:
         why = f"no message could be read (skipped: {parts})" if parts else "it has no messages"
         raise BadInput(f"transcript {display_name(path)}: {why}")
@@ -111,12 +111,7 @@ def load_decisions(path: str | None) -> tuple[ReviewDecision, ...]:
 def skipped_line(result: InspectionResult) -> str | None:
     if not result.skipped:
         return None
-    return f"skipped: {_listed(result.skipped)}"
-
-
-def _listed(counts: Mapping[str, int]) -> str:
-    """ "malformed_json 2, torn_last_line 1": skip counts by reason, in reason order."""
-    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
+    return f"skipped: {listed(result.skipped)}"
 
 
 def candidates_table(result: InspectionResult) -> str:

@@ -33,6 +33,7 @@ from .. import __version__
 from ..core import ContextGuardError
 from ..errors import ContextwardError
 from ..inspect import InspectError, InspectionResult, Message
+from ..inspect.message import listed
 from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Store, project_root
@@ -173,7 +174,7 @@ def _messages(messages: list[dict[str, Any]]) -> _Read:
     read = list(transcript.messages)
     skipped = dict(sorted(transcript.skips.counts.items()))
     if not read:
-        why = ", ".join(f"{reason} {n}" for reason, n in skipped.items())
+        why = listed(skipped)
         raise ToolError(
             "invalid_arguments: "
             + (f"no message could be read (skipped: {why})" if why else "messages is empty")
@@ -217,8 +218,7 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
             "not used (not found verbatim in the messages, or of no known kind)"
         )
     if "skipped" in notes:
-        parts = ", ".join(f"{reason} {n}" for reason, n in notes["skipped"].items())
-        lines.append(f"contextward: messages skipped ({parts})")
+        lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")
     return lines
 
 

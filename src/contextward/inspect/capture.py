@@ -15,8 +15,9 @@ from ..redact import mask
 from .candidate import InspectionResult
 from .classifier import NOISE_KINDS, replacing
 from .draft import Draft
+from .message import fold
 from .review import ReviewDecision, final_actions
-from .supersession import link
+from .supersession import link, may_retire
 
 
 def snapshot_of(
@@ -77,24 +78,15 @@ def retired(
     link([*old, *new])
     # An item the new messages repeat word for word goes with its repetition.
     replaced = {
-        _fold(mask(c.content)): c.superseded_by for c in result.candidates if c.superseded_by
+        fold(mask(c.content)): c.superseded_by for c in result.candidates if c.superseded_by
     }
     gone: dict[str, str] = {}
     for item, draft in zip(items, old, strict=True):
-        for by in (draft.superseded_by, replaced.get(_fold(item.content))):
-            if by in by_id and _may_retire(by_id[by].role, draft.role):
+        for by in (draft.superseded_by, replaced.get(fold(item.content))):
+            if by in by_id and may_retire(by_id[by].role, draft.role):
                 gone[item.id] = by
                 break
     return gone
-
-
-def _may_retire(new: str, old: str) -> bool:
-    """Only the owner's word retires the owner's (or an item of unknown speaker)."""
-    return old != "user" or new == "user"
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def _speaker(item_id: str, assistant: Collection[str]) -> str:

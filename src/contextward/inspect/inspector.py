@@ -19,7 +19,7 @@ from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification,
 from .continuation import classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import REASON
-from .message import Message, own_block
+from .message import Message, fold, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
 from .readers import open_transcript
@@ -283,10 +283,6 @@ def _explain(
     )
 
 
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def _confirm(
     builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
 ) -> list[list[Draft]]:
@@ -308,7 +304,7 @@ def _confirm(
         if c.kind in NOISE_KINDS:
             named.append([])
             continue
-        text = _fold(p.text)
+        text = fold(p.text)
         hits = [d for d in by_source.get(p.message.id, []) if _names(text, d)]
         for d in hits:
             if _unsure(d, config):
@@ -340,7 +336,7 @@ def _names(proposal: str, d: Draft) -> bool:
     only when it is at least half of the proposal (an "OK," before a decision stays noise)."""
     if d.kind == "tool_output":
         return False
-    content = _fold(d.content)
+    content = fold(d.content)
     if proposal in content:
         return True
     return content in proposal and (d.kind not in NOISE_KINDS or 2 * len(content) >= len(proposal))
@@ -365,7 +361,7 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
         if p.replaces is None or not news:
             continue
         message, text = p.replaces
-        text = _fold(text)
+        text = fold(text)
         new = news[0]
         for old in drafts:
             if (
@@ -374,7 +370,7 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
                 and old.superseded_by is None
                 and old not in news
                 and not (old.role == "user" and new.role == "assistant")
-                and (_fold(old.content) in text or text in _fold(old.content))
+                and (fold(old.content) in text or text in fold(old.content))
             ):
                 old.superseded_by = new.id
                 new.supersedes.append(old.id)

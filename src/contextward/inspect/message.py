@@ -81,6 +81,16 @@ UNREADABLE = frozenset(
 )
 
 
+def listed(counts: Mapping[str, int]) -> str:
+    """ "malformed_json 2, torn_last_line 1": skip counts by reason, in reason order."""
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
+
+
+def fold(text: str) -> str:
+    """``text`` with its whitespace collapsed and case folded, for comparing spans."""
+    return " ".join(text.split()).casefold()
+
+
 def unreadable(counts: Mapping[str, int]) -> dict[str, int]:
     """The skip counts of input that could not be read at all, not of what is skipped by
     design (a host's bookkeeping entries, sidechains, our own injections)."""

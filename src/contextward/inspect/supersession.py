@@ -200,9 +200,7 @@ def link(drafts: Sequence[Draft]) -> None:
             and old.position < new.position
             and _compatible(new.kind, old.kind)
             and (new.replaces or old.kind == "decision" or _proposal(new, old))
-            # The user's word outranks the assistant's and a summary's: only the user's
-            # retires it (a summariser's "use X instead of Y" may be made up).
-            and not (old.role == "user" and new.role != "user")
+            and may_retire(new.role, old.role)
         ]
         subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
         named = _named(subject, earlier, new)
@@ -246,6 +244,13 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(target, new)
         if new.kind == "correction" and (target is not None or changed):
             corrected_turn = new.turn
+
+
+def may_retire(new: str, old: str) -> bool:
+    """Whether a statement by role ``new`` may retire one by role ``old``: the user's word
+    outranks the assistant's and a summary's, so only the user's retires it (a
+    summariser's "use X instead of Y" may be made up)."""
+    return old != "user" or new == "user"
 
 
 def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
