@@ -284,3 +284,22 @@ def test_compact_test_and_restore_commands(tmp_path: Path, monkeypatch: pytest.M
     )
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert CliRunner().invoke(main, ["restore"]).stdout == "nothing to restore\n"
+
+
+def test_a_choice_the_owner_pointed_elsewhere_after_a_compaction_is_not_carried(
+    store: Store,
+) -> None:
+    choice = "Use SQLite for the invoice store."
+    first = [
+        Message("u1", "user", "Goal: ship the invoices export."),
+        Message("u2", "user", choice),
+    ]
+    capture(store, first, session_id="s")
+    check_summary(store, "Goal: ship the invoices export.", session_id="s")
+    second = [
+        Message("c1", "user", "Goal: ship the invoices export.", summary=True),
+        Message("u3", "user", "Switch the invoice store to PostgreSQL."),
+    ]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert choice not in contents
+    assert "Switch the invoice store to PostgreSQL." in contents

@@ -788,3 +788,69 @@ def test_the_assistant_cannot_lift_the_owners_rule() -> None:
         Message("u1", "user", rule), Message("a1", "assistant", "Pushing to main is fine now.")
     )
     assert not retired(result, rule)
+
+
+@pytest.mark.parametrize(
+    ("choice", "switch", "replaced"),
+    [
+        ("Use SQLite for the invoice store.", "Switch the invoice store to PostgreSQL.", True),
+        (
+            "Use SQLite for the invoice store.",
+            "Let's go with PostgreSQL for the invoice store.",
+            True,
+        ),
+        ("Use Redis for the session cache.", "Move the session cache over to Memcached.", True),
+        ("We'll deploy on Fridays.", "Move deploys to Tuesdays.", True),
+        ("Put the config in config.yaml.", "Move the config to pyproject.toml.", True),
+        ("缓存用 Redis。", "缓存换成 Memcached。", True),
+        # The same choice said again, a purpose, an addition, another thing: nothing goes.
+        ("Use PostgreSQL for the invoice store.", "Switch the invoice store to Postgres.", False),
+        ("I'll add a README section on setup.", "Change the README to mention Docker.", False),
+        ("I'll add a README section on setup.", "Move the README to docs/ too.", False),
+        ("Use SQLite for the invoice store.", "Switch the session cache to Memcached.", False),
+        ("Use the default logger for the worker.", "Point the worker logs to stderr.", False),
+    ],
+)
+def test_the_owner_pointing_a_thing_elsewhere_retires_the_earlier_choice_for_it(
+    choice: str, switch: str, replaced: bool
+) -> None:
+    result = run(
+        Message("u0", "user", "Build the billing service for the shop."),
+        Message("u1", "user", choice),
+        Message("a1", "assistant", "OK."),
+        Message("u2", "user", switch),
+    )
+    assert retired(result, choice) is replaced
+
+
+def test_pointing_a_thing_elsewhere_retires_the_assistants_plan_for_it_but_not_its_findings_or_the_owners_rules() -> (
+    None
+):
+    plan = "I'll store invoices in SQLite with WAL mode."
+    finding = "The Invoice store has 2M rows in SQLite today."
+    rule = "Invoices must be kept for 7 years in the invoice store."
+    result = run(
+        Message("u0", "user", "Build the billing service for the shop."),
+        Message("u1", "user", rule),
+        Message("a1", "assistant", plan),
+        Message("a2", "assistant", finding),
+        Message("u2", "user", "Switch the invoice store to PostgreSQL."),
+        Message("a3", "assistant", "I'll switch the invoice store to DynamoDB."),
+    )
+    assert retired(result, plan)
+    assert not retired(result, finding)
+    assert not retired(result, rule)
+    # Only the owner points their choices elsewhere.
+    assert not retired(result, "Switch the invoice store to PostgreSQL.")
+
+
+def test_switching_back_retires_the_switch() -> None:
+    to_postgres = "Switch the invoice store to PostgreSQL."
+    result = run(
+        Message("u0", "user", "Build the billing service for the shop."),
+        Message("u1", "user", "Use SQLite for the invoice store."),
+        Message("u2", "user", to_postgres),
+        Message("u3", "user", "Switch the invoice store back to SQLite, Postgres is overkill."),
+    )
+    assert retired(result, "Use SQLite for the invoice store.")
+    assert retired(result, to_postgres)

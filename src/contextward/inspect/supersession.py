@@ -173,6 +173,10 @@ def link(drafts: Sequence[Draft]) -> None:
             # on the same thing, said within reach.
             for old in _lifted(new, _recent(memory, index, FAR_REACH)):
                 _retire(old, new)
+        if new.role == "user":
+            # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
+            for old in _repointed(new, _recent(memory, index, FAR_REACH)):
+                _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
@@ -316,6 +320,87 @@ def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         and old.position < new.position
         and len(words & _words(old.content)) >= 2
     ]
+
+
+# "Switch the invoice store to PostgreSQL", "move the job queue over to Redis", "let's go
+# with Postgres for the invoice store", "把缓存换成 Memcached": the owner pointing a thing
+# they name at something new.
+_REPOINT = re.compile(
+    r"\b(?:switch|change|move|migrate|swap|flip|port|repoint|point)\s+"
+    r"(?:the\s+|our\s+|my\s+|its\s+)?(?P<thing>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2}?)\s+"
+    r"(?:over\s+|back\s+)?(?:to|onto)\s+(?:the\s+|a\s+)?(?P<value>`?[a-z][\w./-]*)"
+    # "change the README to mention the Docker path": a purpose, not a new thing.
+    r"(?!\s+(?:the|a|an|that|this|it|them|our|its|how|what|why|when|where|each|every)\b)|"
+    r"\blet'?s go with\s+(?P<value2>`?[a-z][\w./-]*)\s+for\s+(?:the\s+|our\s+)?"
+    r"(?P<thing2>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2})|"
+    r"(?P<thing3>[a-z][\w./-]*|[\u4e00-\u9fff]{2})\s*(?:换成|改成|改用|改为|切到|切换到|迁到|迁移到)\s*"
+    r"(?P<value3>[a-z][\w./-]*|[\u4e00-\u9fff]{2})"
+)
+#: What an owner may point elsewhere: a choice, a preference or planned work; and their
+#: own plain statement that names a thing ("缓存用 Redis。", "We'll deploy on Fridays.").
+#: What the assistant found about the thing stays found.
+_POINTED = frozenset({"decision", "preference", "todo"})
+_STATED = frozenset({"fact", "state"})
+# A name past a sentence's first word ("Redis", "SQLite", "Fridays"), in backticks, or
+# a file name ("config.yaml").
+_NAME = re.compile(r"(?<=[\s(（，,用在])[A-Z][\w.+-]{2,}|`[^`]+`|\b[\w-]+\.[a-z]{2,4}\b")
+
+
+def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The earlier choices about the thing ``new`` points at something new, that do not
+    already name the new thing: "Use SQLite for the invoice store." (and the assistant's
+    "I'll store invoices in SQLite.") for "Switch the invoice store to PostgreSQL."."""
+    match = _REPOINT.search(new.content.casefold())
+    if match is None or _ADDITIVE.search(new.content):
+        return []
+    thing = match.group("thing") or match.group("thing2") or match.group("thing3")
+    value = match.group("value") or match.group("value2") or match.group("value3")
+    words = _words(thing) - _VAGUE_THING
+    wanted = min(2, len(words))
+    if value in _PURPOSE:
+        return []  # "change the README to mention Docker": a purpose, not a new thing
+    named = {w for w in _words(value) if len(w) >= 3}
+    if not words or not named:
+        return []
+    out = []
+    for old in recent:
+        if (
+            not (
+                old.kind in _POINTED
+                or (old.kind in _STATED and old.role == "user" and _NAME.search(old.content))
+            )
+            or old.superseded_by is not None
+            or old.position >= new.position
+            or not may_retire(new.role, old.role)
+        ):
+            continue
+        have = _words(old.content)
+        if len(words & have) >= wanted and not _mentions(have, named):
+            out.append(old)
+    return out
+
+
+#: Verbs of a purpose ("to mention", "to use"), which no thing is pointed at.
+_PURPOSE = frozenset(
+    re.findall(
+        r"\S+",
+        "mention say include use show list explain cover reflect match read be have "
+        "support handle describe document add remove fix make do run call return link "
+        "note avoid keep get take print log allow accept reject check skip ignore work "
+        "look send write load emit point tell ask wait retry fail stop start",
+    )
+)
+#: Words that name no thing on their own: "switch it to", "move everything over to".
+_VAGUE_THING = frozenset(("it", "everything", "them", "that", "this", "one", "all", "things"))
+
+
+def _mentions(have: frozenset[str], named: set[str]) -> bool:
+    """Whether ``have`` names one of ``named``, "postgres" for "postgresql" too."""
+    return any(
+        w == n or (len(w) >= 5 and len(n) >= 5 and (w.startswith(n) or n.startswith(w)))
+        for w in have
+        for n in named
+    )
 
 
 def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
