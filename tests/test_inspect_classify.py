@@ -31,6 +31,9 @@ from inspect_helpers import kind, only, run
         ("Careful: the Docker images still inject the old variable.", "risk"),
         ("Noted.", "transient"),
         ("好的", "transient"),
+        # The owner setting a named thing is a choice, whatever the verb.
+        ("Set the HTTP timeout to 30 seconds.", "decision"),
+        ("ok switch the issuer to dns-01 via cloudflare api", "decision"),
     ],
 )
 def test_user_statements(text: str, expected: str) -> None:
@@ -163,3 +166,11 @@ def test_compaction_summaries_are_read_for_memories() -> None:
     assert kinds["Decision: use PostgreSQL for account links."] == ("decision", "keep")
     assert kinds["Never push to main."] == ("constraint", "keep")
     assert kinds["This session is being continued from a previous conversation."][1] == "drop"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Set up the CI job for the exporter.", "Set the timeout to 30 seconds?"],
+)
+def test_setting_up_or_asking_is_no_choice_of_a_value(text: str) -> None:
+    assert kind(text) != "decision"

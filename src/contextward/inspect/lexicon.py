@@ -325,6 +325,12 @@ IMPERATIVE = _re(
 USE = _re(
     r"(?:^|[,;:]\s)(?:please,? )?(?:use|go with|stick with|keep using|switch to)\b|^(?:用|改用|就用|换成)"
 )
+# "Set the HTTP timeout to 30 seconds.", "switch the invoice store to PostgreSQL",
+# "把超时设成 30 秒": the owner setting a named thing to a value, a choice.
+SETS = _re(
+    r"^(?:(?:ok(?:ay)?|then|and|so|please|pls)[, ]+)*(?:set|switch|point|pin|configure)\s+"
+    r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+(?:to|at|=)\s+\S"
+)
 STRONG_PREFERENCE = _re(
     r"\bi (?:prefer|'d prefer|would prefer|'d rather|would rather)\b|我更喜欢|我喜欢|偏好|更倾向"
 )
