@@ -174,3 +174,11 @@ def test_compaction_summaries_are_read_for_memories() -> None:
 )
 def test_setting_up_or_asking_is_no_choice_of_a_value(text: str) -> None:
     assert kind(text) != "decision"
+
+
+def test_a_short_plan_of_the_assistant_that_names_what_it_builds_with_is_a_decision() -> None:
+    assert kind("I'll store invoices in SQLite.", "assistant") == "decision"
+    assert kind("I'll cache it with Redis.", "assistant") == "decision"
+    # A short step with no named tool stays narration.
+    assert kind("I'll fix that now.", "assistant") == "transient"
+    assert kind("I'll do it in a bit.", "assistant") == "transient"

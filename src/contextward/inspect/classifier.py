@@ -253,7 +253,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if (
         ctx.role == "assistant"
         and lx.INTENT.match(low)
-        and weight(text) > 30
+        and (weight(text) > 30 or _NAMES_TOOL.search(text))
         and not lx.EPILOGUE.search(low)
     ):
         return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
@@ -329,6 +329,10 @@ def _list_title(text: str, ctx: Context) -> bool:
 def _not_yet(low: str) -> bool:
     """ "The purge command isn't scheduled in the cron config yet." """
     return low.rstrip(" .!。").endswith(" yet") and ("n't" in low or "not " in low)
+
+
+# "I'll store invoices in SQLite.": a short plan that names what it builds with.
+_NAMES_TOOL = re.compile(r"\b(?:in|with|via|using) `?[A-Z][\w.+-]+")
 
 
 def _narrates(text: str, low: str) -> bool:
