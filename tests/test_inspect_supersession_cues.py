@@ -854,3 +854,77 @@ def test_switching_back_retires_the_switch() -> None:
     )
     assert retired(result, "Use SQLite for the invoice store.")
     assert retired(result, to_postgres)
+
+
+def test_replacing_the_assistants_plan_also_retires_the_owners_directive_it_carried_out() -> None:
+    directive = "use react-hook-form for the form"
+    plan = "I'll create src/pages/Login.tsx with react-hook-form and zod validation."
+    result = run(
+        Message("u0", "user", "I'm on the dashboard app today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", f"Add a login page to the dashboard app. {directive}"),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", "Actually, let's use Formik instead, the rest of the app uses it."),
+    )
+    assert retired(result, plan)
+    assert retired(result, directive)
+    assert not retired(result, "Add a login page to the dashboard app.")
+
+
+def test_a_new_value_for_a_detail_of_the_plan_leaves_the_owners_directive() -> None:
+    directive = "Add a retry loop with tenacity-style backoff to the webhook sender."
+    plan = "I'll wrap send_webhook() with the retry helper and a base delay of 1s."
+    result = run(
+        Message("u0", "user", "I'm on the webhooks today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", directive),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", "no, make the base delay 2s."),
+    )
+    assert retired(result, plan)
+    assert not retired(result, directive)
+
+
+def test_a_corrected_value_retires_the_statement_of_it_not_the_plan_beside_it() -> None:
+    stale = "add a lifecycle rule that expires objects after 14 days."
+    plan = "I'll write backup.sh using pg_dump and aws s3 cp,"
+    result = run(
+        Message("u0", "user", "I'm on the ops repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message(
+            "u1", "user", "Back up the postgres db to S3 every night. Keep backups for 14 days."
+        ),
+        Message("a1", "assistant", f"Sure. {plan} and {stale}"),
+        Message("u2", "user", "actually keep them for 30 days, compliance wants a month"),
+    )
+    assert retired(result, "Keep backups for 14 days.")
+    assert retired(result, stale)
+    assert not retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    ("directive", "echo", "change"),
+    [
+        (
+            "Schedule the cleanup cron for 2am UTC.",
+            "Cron set to 0 2 * * *.",
+            "Move it to 4am, backups run at 2.",
+        ),
+        (
+            "Add retries to the webhook sender, max 3 attempts with exponential backoff.",
+            "Added a retry loop with 3 attempts, base delay 1s.",
+            "make it 5 attempts",
+        ),
+    ],
+)
+def test_a_new_value_for_it_retires_the_owners_directive_that_set_the_old_one(
+    directive: str, echo: str, change: str
+) -> None:
+    result = run(
+        Message("u0", "user", "I'm on the backend repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", directive),
+        Message("a1", "assistant", echo),
+        Message("u2", "user", change),
+    )
+    assert retired(result, directive)

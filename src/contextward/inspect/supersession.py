@@ -164,10 +164,23 @@ def link(drafts: Sequence[Draft]) -> None:
             # beside the old one it names retires that one.
             for old in _same_value(new, _open(recent, new), same_subject=True, naming=True):
                 _retire(old, new)
+        if (
+            new.role == "user"
+            and not new.replaces
+            and new.kind != "correction"
+            and _IT.search(new.content.casefold())
+        ):
+            # "Move it to 4am", "Lower that to 70%": a new value for the one last said.
+            implied = _implied(new, recent)
+            for old in _same_value(new, _open(recent, new), implied=implied):
+                if may_retire(new.role, old.role):
+                    _retire(old, new)
         if new.role == "user" and not new.replaces and _COUNTER.search(new.content.casefold()):
             plan = _last_plan(new, recent)
             if plan is not None:
                 _retire(plan, new)
+                for old in _echoed(plan, recent) if not _values(new.content) else ():
+                    _retire(old, new)
         if new.role == "user" and _LIFTS.search(new.content.casefold()):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach.
@@ -228,11 +241,30 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Then Papa Parse is off the table" drops the assistant's own plan it names.
             # An owner's trial ("先换成 jemalloc 试试") is ruled out by its result too.
             target = _rejected_proposal(new, _open(recent, new), own=True)
-        if target is not None:
+        values = _values(new.content)
+        # "actually keep them for 30 days" after "I'll write backup.sh …, and add a rule
+        # that expires objects after 14 days": the new value retires the statement of the
+        # old one; the plan beside it goes only if no statement of the value does.
+        detail = (
+            target is not None
+            and not named
+            and bool(values)
+            and not values.keys() & _values(target.content).keys()
+        )
+        if target is not None and not detail:
             _retire(target, new)
+            if new.role == "user" and not values:
+                # A new value corrects a detail of the plan; the owner's directive stays.
+                for old in _echoed(target, recent):
+                    _retire(old, new)
         # The values it changes; a statement that changes none of them, and names
         # nothing, retires the statement it shares the most words with.
         changed = _retire_values(new, recent)
+        if detail and target is not None:
+            if changed:
+                target = None
+            else:
+                _retire(target, new)
         if (
             target is None
             and not changed
@@ -403,6 +435,46 @@ def _mentions(have: frozenset[str], named: set[str]) -> bool:
     )
 
 
+#: What an owner asks for that the assistant's next plan carries out.
+_ECHOED = frozenset({"decision", "todo", "preference"})
+
+
+def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's directives that the assistant's ``plan``, which the owner has just
+    replaced, carried out: "use react-hook-form for the form" behind "I'll create
+    Login.tsx with react-hook-form" when "Actually, let's use Formik instead" follows.
+
+    Only the owner's turn just before the plan, and only what shares a name with it.
+    """
+    if plan.role != "assistant" or plan.kind not in ("decision", "todo", "fact"):
+        return []
+    names = _names(plan.content)
+    return [
+        old
+        for old in recent
+        if old.role == "user"
+        and old.kind in _ECHOED
+        and old.superseded_by is None
+        and old.turn < plan.turn
+        and plan.turn - old.turn <= ADJACENT
+        and names & _names(old.content, loose=True)
+    ]
+
+
+# A name: a capitalised word past the first, or one with a digit, a dash, a dot or an
+# underscore inside ("react-hook-form", "us-east-1", "SQLite", "config.yaml").
+_NAME_TOKEN = re.compile(r"`([^`]+)`|(?<=\s)([A-Z][\w.+-]+)|\b([a-z][\w]*[-_.\d][\w.-]*\w)")
+
+
+def _names(text: str, *, loose: bool = False) -> frozenset[str]:
+    """The names in ``text`` (casefolded); ``loose`` adds every word, for a lowercase
+    owner who writes "use sqlite" where the assistant writes "SQLite"."""
+    found = {next(g for g in m.groups() if g).casefold() for m in _NAME_TOKEN.finditer(text)}
+    if loose:
+        found |= set(re.findall(r"[\w.+-]+", text.casefold()))
+    return frozenset(found)
+
+
 def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
     """The assistant's last open plan (decision) in the turn just before ``new``."""
     for old in reversed(recent):
@@ -420,7 +492,9 @@ def _retire(old: Draft, new: Draft) -> None:
 
 # "make it 90 days", "change that to 5": the value replaced is the last one said.
 _IT = re.compile(
-    r"\b(?:make|change|set|bump|turn) (?:it|that|this|them)(?: to)? [~≈]?\d|(?:那就|就)?改成\s*\d"
+    r"\b(?:make|change|set|bump|turn|keep|move|push|raise|lower|drop|cut|increase|reduce|"
+    r"decrease|extend|shorten) (?:it|that|this|them)(?: to| for| at| down to| up to)? [~≈]?\d|"
+    r"(?:那就|就)?改成\s*\d"
 )
 
 
@@ -878,11 +952,18 @@ def _same_value(
             )
         ):
             continue
-        if not moves_limits and _bounded(old.content):
+        theirs = _values(old.content)
+        # "max 3 attempts" then "make it 5 attempts": the limit the owner set, referred to
+        # by "it", moves; a limit stated as a fact ("their ops allow max 30/min") stays.
+        referred = (
+            implied is not None
+            and old.kind in _DIRECTIVE
+            and any(implied.get(dim) in numbers for dim, numbers in theirs.items())
+        )
+        if not moves_limits and not referred and _bounded(old.content):
             # "p99 should be under 50ms" is a limit; "make it every 10 minutes" sets how
             # often: a new setting never moves a limit.
             continue
-        theirs = _values(old.content)
         for dim, numbers in mine.items():
             previous = theirs.get(dim)
             if not previous or numbers[0] == previous[0]:
