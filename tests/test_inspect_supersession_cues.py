@@ -928,3 +928,54 @@ def test_a_new_value_for_it_retires_the_owners_directive_that_set_the_old_one(
         Message("u2", "user", change),
     )
     assert retired(result, directive)
+
+
+@pytest.mark.parametrize(
+    ("directive", "plan", "pick", "gone"),
+    [
+        (
+            "Let's use RabbitMQ for now.",
+            "I'll add a RabbitMQ consumer in workers/email.py.",
+            "hmm, ops doesn't want another broker. let's go with SQS.",
+            {"plan", "directive"},
+        ),
+        (
+            "use poetry for deps",
+            "I'll create pyproject.toml with Poetry and a lock file.",
+            "uv over poetry, sorry. way faster in CI",
+            {"plan", "directive"},
+        ),
+        # A request is no choice: only the assistant's lean goes.
+        (
+            "Pick a message queue.",
+            "我倾向于用 Kafka，吞吐高。",
+            "就用 RabbitMQ 吧，团队都熟。",
+            {"plan"},
+        ),
+        # Picks that name no other option retire nothing.
+        (
+            "Let's use RabbitMQ for now.",
+            "I'll add a RabbitMQ consumer in workers/email.py.",
+            "ok let's go with that.",
+            set(),
+        ),
+        (
+            "Let's use RabbitMQ for now.",
+            "I'll add a RabbitMQ consumer in workers/email.py.",
+            "nah forget it, the queue can wait.",
+            set(),
+        ),
+    ],
+)
+def test_the_owner_picking_another_option_retires_the_plan_and_their_directive_behind_it(
+    directive: str, plan: str, pick: str, gone: set[str]
+) -> None:
+    result = run(
+        Message("u0", "user", "I'm on the backend repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", directive),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", pick),
+    )
+    assert retired(result, plan) is ("plan" in gone)
+    assert retired(result, directive) is ("directive" in gone)

@@ -190,6 +190,9 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
             for old in _repointed(new, _recent(memory, index, FAR_REACH)):
                 _retire(old, new)
+            # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
+            for old in _picked(new, recent):
+                _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
@@ -378,6 +381,77 @@ _STATED = frozenset({"fact", "state"})
 _NAME = re.compile(r"(?<=[\s(（，,用在])[A-Z][\w.+-]{2,}|`[^`]+`|\b[\w-]+\.[a-z]{2,4}\b")
 
 
+# The owner picking one option where another was on the table: "let's go with SQS",
+# "nah postgres, we already run it", "I'd rather use lark", "就用 RabbitMQ 吧".
+_PICK = re.compile(
+    r"^(?:(?:hmm+|ok(?:ay)?|nah|no|yeah|well|actually|then)[,.!]*\s+)*"
+    r"(?:let'?s (?:go with|use)|go with|(?:i'?d )?rather (?:use|go with|have))\s+"
+    r"(?:a |an |the |plain |just )?(?P<pick>`?[\w][\w.+-]*)|"
+    # "nah postgres, we already run it"; "nah forget it" picks nothing.
+    r"^(?:hmm+[,.]*\s+)?nah,?\s+(?P<pick3>[\w][\w.+-]*)(?=\s*(?:[,.;!]|$))|"
+    r"^(?:那就|那|就|还是)?(?:用|选)\s*(?P<pick2>[A-Za-z][\w.+-]*)\s*吧"
+)
+# "FastAPI over Flask", "uv over poetry": the one picked, then the one it replaces.
+_OVER = re.compile(r"^`?(?P<pick>[\w][\w.+-]*)`? over `?(?P<dropped>[\w][\w.+-]*)`?(?:[\s,.;!]|$)")
+
+
+def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """What the owner's pick of another option retires.
+
+    "X over Y" retires the open statements within a correction's reach that name Y and
+    not X. "let's go with X" retires the assistant's plan in the turn just before when
+    that plan names something and not X, and the owner's directive the plan carried out.
+    """
+    low = new.content.casefold()
+    over = _OVER.match(low)
+    if over is not None:
+        pick, dropped = over.group("pick"), over.group("dropped")
+        return [
+            old
+            for old in recent
+            if old.kind in _POINTED | _STATED
+            and old.superseded_by is None
+            and new.turn - old.turn <= CORRECTION_REACH
+            and may_retire(new.role, old.role)
+            and dropped in _names(old.content, loose=True)
+            and pick not in _names(old.content, loose=True)
+        ]
+    match = _PICK.match(low)
+    if match is None:
+        return []
+    pick = (match.group("pick") or match.group("pick2") or match.group("pick3")).strip("`.")
+    if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
+        return []  # "let's go with that", "go with option 2", "go with 4 workers"
+    plan = _last_plan(new, recent)
+    if plan is None or not _names(plan.content) or pick in _names(plan.content, loose=True):
+        return []
+    return [plan, *_echoed(plan, recent)]
+
+
+#: Picks that name no option of their own: "let's go with your plan", "go with option 2".
+_PICK_VAGUE = frozenset(
+    (
+        "your",
+        "yours",
+        "option",
+        "plan",
+        "approach",
+        "idea",
+        "suggestion",
+        "first",
+        "second",
+        "last",
+        "latter",
+        "former",
+        "what",
+        "whatever",
+        "both",
+        "either",
+        "neither",
+    )
+)
+
+
 def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The earlier choices about the thing ``new`` points at something new, that do not
     already name the new thing: "Use SQLite for the invoice store." (and the assistant's
@@ -471,7 +545,7 @@ def _names(text: str, *, loose: bool = False) -> frozenset[str]:
     owner who writes "use sqlite" where the assistant writes "SQLite"."""
     found = {next(g for g in m.groups() if g).casefold() for m in _NAME_TOKEN.finditer(text)}
     if loose:
-        found |= set(re.findall(r"[\w.+-]+", text.casefold()))
+        found |= set(re.findall(r"[\w+-]+(?:\.[\w+-]+)*", text.casefold()))
     return frozenset(found)
 
 
