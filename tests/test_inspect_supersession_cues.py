@@ -979,3 +979,70 @@ def test_the_owner_picking_another_option_retires_the_plan_and_their_directive_b
     )
     assert retired(result, plan) is ("plan" in gone)
     assert retired(result, directive) is ("directive" in gone)
+
+
+@pytest.mark.parametrize(
+    ("directive", "plan", "cancel"),
+    [
+        (
+            "Add dark mode support to the settings page.",
+            "I'll add a dark mode toggle to Settings.",
+            "We're not doing dark mode anymore, product cut it.",
+        ),
+        (
+            "Let's add a Redis cache in front of the product search.",
+            "I'll put a Redis cache with a 5 minute TTL in front of search.",
+            "drop the redis idea, the search is fast enough after the index fix",
+        ),
+        (
+            "这个版本把 WebSocket 推送也做上。",
+            "我打算用 Socket.IO 做 WebSocket 推送。",
+            "WebSocket 先不上了，这版先用轮询。",
+        ),
+        (
+            "把 v2 接口加上签名校验，用 HMAC-SHA256。",
+            "好的。",
+            "签名校验取消，网关那边已经做了。",
+        ),
+    ],
+)
+def test_the_owner_calling_something_off_by_name_retires_what_was_said_about_it(
+    directive: str, plan: str, cancel: str
+) -> None:
+    result = run(
+        Message("u0", "user", "I'm on the backend repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", directive),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", cancel),
+    )
+    assert retired(result, directive)
+    assert plan == "好的。" or retired(result, plan)
+    assert not retired(result, "I'm on the backend repo today.")
+
+
+def test_calling_off_a_table_or_a_thing_not_said_retires_nothing() -> None:
+    directive = "Add an audit_log table for the admin actions."
+    result = run(
+        Message("u0", "user", "I'm on the backend repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", directive),
+        Message("a1", "assistant", "I'll add the audit_log migration."),
+        Message("u2", "user", "Also drop the legacy sessions table while you're there."),
+        Message("u3", "user", "We're not doing the GraphQL gateway anymore."),
+    )
+    assert not retired(result, directive)
+
+
+def test_going_back_retires_the_change_just_made() -> None:
+    switched = "Switched to structlog with JSON rendering."
+    result = run(
+        Message("u0", "user", "I'm on the backend repo today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", "Make the logs readable."),
+        Message("a1", "assistant", switched),
+        Message(
+            "u2", "user", "Hmm, the output is noisy. Let's go back to the stdlib logging module."
+        ),
+    )
+    assert retired(result, switched)

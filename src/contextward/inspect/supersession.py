@@ -193,6 +193,20 @@ def link(drafts: Sequence[Draft]) -> None:
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
+            # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
+            called_off = _cancelled(new, _recent(memory, index, COUNT_REACH))
+            for old in called_off:
+                _retire(old, new)
+            if called_off:
+                continue  # what it calls off is named; nothing else is guessed
+            low = new.content.casefold()
+            if _REVERTS.search(low) and not _values(new.content):
+                # "Let's go back to the stdlib logging module": the change just made goes.
+                plan = _last_plan(new, recent)
+                if plan is not None:
+                    for old in (plan, *_echoed(plan, recent)):
+                        if old.superseded_by is None:
+                            _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
@@ -450,6 +464,48 @@ _PICK_VAGUE = frozenset(
         "neither",
     )
 )
+
+
+# The owner calling something off by name.
+_CANCEL = re.compile(
+    r"\b(?:drop|scrap|scratch|ditch|forget(?: about)?|kill|cancel|shelve|abandon|park)\s+"
+    r"(?:the|that|this|my|our|your)\s+(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)\s+"
+    r"(?:idea|plan|approach|part|bit|thing|stuff|feature|work)\b|"
+    r"\b(?:we'?re|we are|i'?m|i am|we'?ll|we will) not (?:doing|building|adding|keeping|using|"
+    r"shipping|supporting|maintaining) (?:the |a |an )?(?P<thing2>[\w./-]+(?:\s+[\w./-]+){0,2}?)\s+"
+    r"(?:anymore|any more|after all|this (?:release|version|sprint|time))\b|"
+    r"(?P<thing3>[a-z][\w./-]*|[\u4e00-\u9fff]{2})\s*"
+    # "签名校验取消，…" calls it off; "订单取消后退款" tells what happens to an order.
+    r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
+)
+#: What may be called off: choices, plans, work, requirements, the owner's statements.
+_CANCELLABLE = _POINTED | _STATED | {"requirement"}
+# "go back to", "revert to the old …", "回退到原来的": undoing the change just made.
+_REVERTS = re.compile(
+    r"\b(?:go|going|switch|roll) back to\b|\brevert (?:to|back)\b|回退到|退回到|回到原来"
+)
+
+
+def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The recent statements about the thing the owner calls off ("drop the redis idea")."""
+    match = _CANCEL.search(new.content.casefold())
+    if match is None:
+        return []
+    thing = match.group("thing") or match.group("thing2") or match.group("thing3")
+    words = _words(thing) - _VAGUE_THING
+    if not words:
+        return []
+    wanted = min(2, len(words))
+    return [
+        old
+        for old in recent
+        if old.kind in _CANCELLABLE
+        and old.superseded_by is None
+        and old.position < new.position
+        and may_retire(new.role, old.role)
+        and (old.role == "user" or old.kind in ("decision", "todo"))
+        and len(words & _words(old.content)) >= wanted
+    ]
 
 
 def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
