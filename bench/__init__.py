@@ -24,6 +24,7 @@ EVALUATIONS: tuple[str, ...] = (
     "bench.inspect_provider",
     "bench.inspect_agreement",
     "bench.inspect_bounded",
+    "bench.inspect_probe",
     "bench.peers.compaction_guard",
     "bench.peers.context_guardian",
 )

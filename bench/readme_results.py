@@ -14,7 +14,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import inspect_agreement, inspect_bounded, inspect_eval, inspect_provider
+from bench import (
+    inspect_agreement,
+    inspect_bounded,
+    inspect_eval,
+    inspect_probe,
+    inspect_provider,
+)
 from bench.peers import compaction_guard, context_guardian
 
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -212,6 +218,20 @@ def bounded_section() -> list[str]:
     ]
 
 
+def probe_section() -> list[str]:
+    return [
+        "#### Replacement phrasings (`python -m bench.inspect_probe`)",
+        "",
+        "Short sessions in which the owner replaces a decision, rule, value or plan the ways "
+        'people say it ("let\'s go with SQS", "make it 5 attempts", "drop the redis idea", '
+        '"WebSocket 先不上了"), and controls in which nothing is replaced but the words look '
+        "alike. A helper wrote them to probe the rules, which were then improved on them: a "
+        "development set, like `dev/`.",
+        "",
+        *markdown_table(inspect_probe.HEAD, inspect_probe.rows()),
+    ]
+
+
 def _met(row: tuple[str, str, str]) -> bool:
     """Whether a score row ("noise dropped", "79.1%", ">= 95%") meets its target."""
     _, value, target = row
@@ -287,6 +307,8 @@ def render(results: Path = RESULTS) -> str:
         *agreement_section(),
         "",
         *bounded_section(),
+        "",
+        *probe_section(),
         "",
         *speed_section(results),
     ]

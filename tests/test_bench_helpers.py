@@ -404,3 +404,69 @@ def test_the_results_section_is_replaced_in_place_and_nothing_else() -> None:
     assert replace_section(last, f"{HEADING}\n\nnew\n") == f"# Tool\n\n{HEADING}\n\nnew\n"
     with pytest.raises(ValueError, match="no '## Measured results' section"):
         replace_section("# Tool\n\n## Results\n", "x")
+
+
+def test_the_replacement_probe_counts_found_missed_and_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import bench.inspect_probe as probe
+
+    def session(sid: str, replaces: bool, *turns: str, old: str = "", new: str = "") -> dict:
+        roles = ["user", "assistant"] * 3
+        return {
+            "id": sid,
+            "pattern": "test",
+            "replaces": replaces,
+            "messages": [{"role": r, "content": t} for r, t in zip(roles, turns, strict=False)],
+            "replaced": [old] if old else [],
+            "current": [new] if new else [],
+            "either": [],
+        }
+
+    data = tmp_path / "replacements.json"
+    choice = "Use SQLite for the invoice store."
+    data.write_text(
+        json.dumps(
+            {
+                "sessions": [
+                    session(
+                        "R1",
+                        True,
+                        choice,
+                        "OK.",
+                        "Switch the invoice store to PostgreSQL.",
+                        old=choice,
+                        new="PostgreSQL",
+                    ),
+                    session(
+                        "R2",
+                        True,
+                        choice,
+                        "OK.",
+                        "Add an index on invoices.created_at.",
+                        old=choice,
+                        new="index",
+                    ),
+                    # The "control" names the real replacement as current: retiring the
+                    # choice it replaces is then something current retired.
+                    session(
+                        "C1",
+                        False,
+                        choice,
+                        "OK.",
+                        "Switch the invoice store to PostgreSQL.",
+                        new=choice,
+                    ),
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(probe, "DATA", data)
+    tallies = probe.score()
+    found = tallies["replacements, en"]
+    assert (found.sessions, found.found, found.missed, found.wrong) == (2, 1, ["R2"], [])
+    assert tallies["controls, en"].wrong == ["C1"]
+    assert probe.rows(tallies)[0] == ["replacements, en", "2", "1 of 2", "0"]
