@@ -548,6 +548,12 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         # Sizes in one dimension whatever the prefix: 500G, 375Gi, 512MiB.
         ("local disk 500G, only 375Gi per node", {"bytes": [500.0 * 2**30, 375.0 * 2**30]}),
         ("512MiB heap", {"bytes": [512.0 * 2**20]}),
+        # Days of the year by name: month * 100 + day; "may 5" alone may be a verb.
+        ("The release is on March 14.", {"day": [314.0]}),
+        ("on the 14th of March", {"day": [314.0]}),
+        ("3月14日上线", {"day": [314.0]}),
+        ("ship by 5 May", {"day": [505.0]}),
+        ("we may 5x it", {}),
     ],
 )
 def test_the_values_a_statement_names(text: str, values: dict[str, list[float]]) -> None:
@@ -1046,3 +1052,15 @@ def test_going_back_retires_the_change_just_made() -> None:
         ),
     )
     assert retired(result, switched)
+
+
+def test_a_new_day_retires_the_old_one() -> None:
+    release = "The release is on March 14."
+    result = run(
+        Message("u0", "user", "I'm on the launch page today."),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", f"{release} Draft the changelog and the announcement email."),
+        Message("a1", "assistant", "I'll draft the changelog and an email dated March 14."),
+        Message("u2", "user", "Scrap that date, the release moved to March 21."),
+    )
+    assert retired(result, release)

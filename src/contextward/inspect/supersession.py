@@ -894,6 +894,11 @@ def _values(text: str) -> dict[str, list[float]]:
         hours, minutes = match.groups()
         _put(out, "clock", float(hours) + float(minutes) / 60, low, match.start())
         taken.append(match.span())
+    for match in _MONTH_DAY.finditer(low):
+        # "March 14", "14 March", "3月14日": a day of the year, month * 100 + day.
+        month, day = _month_day(match)
+        _put(out, "day", month * 100 + day, low, match.start())
+        taken.append(match.span())
     for match in _VALUE.finditer(low):
         if any(a <= match.start() < b for a, b in taken):
             continue
@@ -926,6 +931,25 @@ def _values(text: str) -> dict[str, list[float]]:
         found = out.setdefault("=" + _stem(key), [])
         found.append(float(number))
     return out
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(?:[a-z]{0,6})\.?"
+_MONTH_DAY = re.compile(
+    # "may 5" may be "we may 5x it": May comes first only as "14 May".
+    rf"\b(?!may\b){_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)|"
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])|"
+    r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"
+)
+
+
+def _month_day(match: re.Match[str]) -> tuple[float, float]:
+    name, day, day2, name2, month3, day3 = match.groups()
+    if month3:
+        return float(month3), float(day3)
+    if name:
+        return float(_MONTHS.index(name) + 1), float(day)
+    return float(_MONTHS.index(name2) + 1), float(day2)
 
 
 # "three retries", "两周", "重试三次": numbers in words ("one" and "一" only before a unit
