@@ -896,8 +896,8 @@ def _values(text: str) -> dict[str, list[float]]:
         taken.append(match.span())
     for match in _MONTH_DAY.finditer(low):
         # "March 14", "14 March", "3月14日": a day of the year, month * 100 + day.
-        month, day = _month_day(match)
-        _put(out, "day", month * 100 + day, low, match.start())
+        month_no, day_no = _month_day(match)
+        _put(out, "day", month_no * 100 + day_no, low, match.start())
         taken.append(match.span())
     for match in _VALUE.finditer(low):
         if any(a <= match.start() < b for a, b in taken):
