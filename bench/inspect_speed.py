@@ -174,6 +174,22 @@ def copies(n: int) -> float:
     return elapsed
 
 
+def pasted(kilobytes: int) -> float:
+    """CPU seconds to inspect one owner message holding a pasted token of ``kilobytes``
+    (a certificate, base64, a long path) with no space in it.
+
+    Every pattern reads a token from its start and a bounded way into it, so the time
+    grows linearly with the paste (a name read to the token's end from every position
+    inside it made 40 KB take a minute).
+    """
+    token = ("QUJD/x-" * (kilobytes * 1024 // 7 + 1))[: kilobytes * 1024]
+    messages = [{"id": "u1", "role": "user", "content": f"Here is the cert: {token}"}]
+    data = json.dumps(messages).encode()
+    start = time.process_time()
+    inspect_stream(io.BytesIO(data))
+    return time.process_time() - start
+
+
 def run() -> list[dict[str, object]]:
     megabytes = float(os.environ.get("CONTEXTWARD_BENCH_INSPECT_MB", "20"))
     rows: list[dict[str, object]] = []
@@ -207,6 +223,14 @@ def run() -> list[dict[str, object]]:
             {
                 "name": f"inspect {n:,} copies of one message",
                 "value": round(copies(n), 2),
+                "unit": "s",
+            }
+        )
+    for kilobytes in (256, 1024):
+        rows.append(
+            {
+                "name": f"inspect a {kilobytes:,} KB pasted token in one owner message",
+                "value": round(pasted(kilobytes), 2),
                 "unit": "s",
             }
         )
