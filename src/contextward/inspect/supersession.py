@@ -388,9 +388,9 @@ _REPOINT = re.compile(
 )
 #: Words one of which ``_REPOINT`` needs (see ``_CANCEL_CUES``).
 _REPOINT_CUES = (
-    *"switch change move migrate swap flip port point go with".split(),
-    *"换成 改成 改用 改为 切到 切换到 迁到 迁移".split(),
-)
+    "switch", "change", "move", "migrate", "swap", "flip", "port", "point", "go with",
+    "换成", "改成", "改用", "改为", "切到", "切换到", "迁到", "迁移",
+)  # fmt: skip
 #: What an owner may point elsewhere: a choice, a preference or planned work; and their
 #: own plain statement that names a thing ("缓存用 Redis。", "We'll deploy on Fridays.").
 #: What the assistant found about the thing stays found.
@@ -487,9 +487,9 @@ _CANCEL = re.compile(
 #: Words one of which ``_CANCEL`` needs, looked for first: a plain ``in`` is much faster
 #: than the pattern on a long message.
 _CANCEL_CUES = (
-    *"drop scrap scratch ditch forget kill cancel shelve abandon park not".split(),
-    *"不上了 不做了 不加了 不搞了 不要了 取消".split(),
-)
+    "drop", "scrap", "scratch", "ditch", "forget", "kill", "cancel", "shelve", "abandon",
+    "park", "not", "不上了", "不做了", "不加了", "不搞了", "不要了", "取消",
+)  # fmt: skip
 #: What may be called off: choices, plans, work, requirements, the owner's statements.
 _CANCELLABLE = _POINTED | _STATED | {"requirement"}
 # "go back to", "revert to the old …", "回退到原来的": undoing the change just made.
