@@ -346,8 +346,8 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
     """Provider mode: supersession by the model's reading.
 
     A draft the model names is current, whatever the rules guessed. What a proposal says
-    it replaces, found verbatim earlier, is retired, except that an assistant statement
-    never retires the user's (the user's word outranks the assistant's here too).
+    it replaces, found verbatim earlier, is retired, except that only the user's word
+    retires the user's (a statement in the assistant's words or a tool's output never does).
     """
     confirmed = {id(d) for hits in named for d in hits}
     by_id = {d.id: d for d in drafts}
@@ -369,7 +369,7 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
                 and old.kind not in NOISE_KINDS
                 and old.superseded_by is None
                 and old not in news
-                and not (old.role == "user" and new.role == "assistant")
+                and supersession.may_retire(new.role, old.role)
                 and (fold(old.content) in text or text in fold(old.content))
             ):
                 old.superseded_by = new.id
