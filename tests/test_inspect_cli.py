@@ -187,10 +187,14 @@ def test_review_without_a_terminal_keeps_unresolved_items_and_says_so(
     code, out, _ = invoke("review", str(convo), "--save", str(saved))
     assert code == 1
     assert out.startswith(
-        "No review happened: nobody can answer here (stdin is not a terminal). 1 unresolved item(s) kept (conservative)."
+        "No review happened: nobody can answer here (stdin is not a terminal). 1 unresolved "
+        "item(s) kept (conservative), listed as unresolved; no decision was made."
     )
-    assert "Unresolved / review carefully:\n- (none)" in out
-    assert [d["action"] for d in json.loads(saved.read_text())] == ["keep"]
+    # Kept as unresolved, for the summariser to keep with care; no decision is invented.
+    assert "Unresolved / review carefully:\n- [transient]" in out
+    assert json.loads(saved.read_text()) == []
+    code, out, _ = invoke("guidance", str(convo), "--json")
+    assert code == 0 and json.loads(out)["reviewed"] is False
 
 
 def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
@@ -295,3 +299,34 @@ def test_a_bad_answer_file_is_a_one_line_error(
     binary.write_bytes(b"\xff\xfe" + SECRET.encode())
     code, _, err = invoke("snapshot", str(convo), "--json", "--answer", str(binary))
     assert code == 2 and "not UTF-8 text" in err and SECRET not in err
+
+
+@pytest.fixture
+def three_to_review(tmp_path: Path) -> Path:
+    path = tmp_path / "review.json"
+    texts = [
+        "System: use UTC everywhere.",
+        "Reminder: the staging bucket is shared with QA.",
+        "System: answer in English.",
+    ]
+    path.write_text(json.dumps([{"role": "system", "content": t} for t in texts]))
+    code, out, _ = invoke("inspect", str(path), "--json")
+    assert [c["action"] for c in json.loads(out)["candidates"]] == ["review"] * 3
+    return path
+
+
+def test_review_takes_the_words_it_offers_and_a_stop_keeps_what_was_answered(
+    three_to_review: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "decisions.json"
+    # "DROP" and "keep" as the prompt offers them, then Ctrl-D at the third item.
+    code, out, _ = invoke(
+        "review", str(three_to_review), "--assume-tty", "--save", str(saved), stdin="DROP\nkeep\n"
+    )
+    assert code == 1
+    assert "Review stopped: 2 of 3 answered; 1 left unresolved and kept (conservative)." in out
+    assert [d["action"] for d in json.loads(saved.read_text())] == ["drop", "keep"]
+    assert "Unresolved / review carefully:\n- [transient] System: answer in English." in out
+    # Answers with nowhere to go are said to be unsaved.
+    code, out, _ = invoke("review", str(three_to_review), "--assume-tty", stdin="k\nk\nk\n")
+    assert code == 0 and "These decisions are not saved: --save F" in out

@@ -7,17 +7,18 @@ unresolved items are kept (conservative) and the output says so.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from ..inspect import ReviewDecision, build_guidance, keep_unresolved
+from ..inspect import Candidate, ReviewDecision, build_guidance
 from ..printable import one_line, printable
 from ..redact import mask
 from ._io import BadInput
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load
 
-_ANSWERS = {"k": "keep", "d": "drop", "s": None}
+_ANSWERS = {"k": "keep", "d": "drop", "s": None, "keep": "keep", "drop": "drop", "skip": None}
 
 
 @click.command("review")
@@ -29,32 +30,21 @@ _ANSWERS = {"k": "keep", "d": "drop", "s": None}
 def command(
     file: str, fmt: str | None, save_path: str | None, assume_tty: bool, answer: str | None
 ) -> None:
-    """Review the undecided candidates of FILE; exit 1 when nobody could answer."""
+    """Review the undecided candidates of FILE; exit 1 when nobody could answer them all."""
     result = load(file, fmt, answer)
     pending = result.with_action("review")
     interactive = assume_tty or (file != "-" and sys.stdin is not None and sys.stdin.isatty())
     decisions: list[ReviewDecision] = []
-    reviewed = True
+    complete = True
     if pending and not interactive:
-        reviewed = False
-        decisions = list(keep_unresolved(result))
+        complete = False
         click.echo(
             f"No review happened: nobody can answer here (stdin is not a terminal). "
-            f"{len(pending)} unresolved item(s) kept (conservative).\n"
+            f"{len(pending)} unresolved item(s) kept (conservative), listed as unresolved; "
+            f"no decision was made.\n"
         )
     elif pending:
-        click.echo(f"{len(pending)} candidate(s) need a decision. Answer k(eep), d(rop) or s(kip).")
-        for n, candidate in enumerate(pending, 1):
-            click.echo(f"\n[{n}/{len(pending)}] {candidate.kind}  {candidate.id}")
-            click.echo(f"  {printable(mask(candidate.content))}")
-            click.echo(f"  why undecided: {one_line(mask(candidate.reason))}")
-            answer = click.prompt(
-                "keep, drop or skip", type=click.Choice(sorted(_ANSWERS)), default="k"
-            )
-            action = _ANSWERS[answer]
-            if action is not None:
-                decisions.append(ReviewDecision(candidate.id, action))  # type: ignore[arg-type]
-        click.echo("")
+        decisions, complete = _ask(pending)
     else:
         click.echo("Nothing to review: the policy decided every candidate.\n")
     if save_path:
@@ -66,5 +56,36 @@ def command(
             raise BadInput(
                 f"decisions {save_path}: cannot be written ({exc.strerror or 'I/O error'})"
             ) from None
-    click.echo(build_guidance(result, decisions, reviewed=reviewed).text())
-    raise SystemExit(0 if reviewed else 1)
+    elif decisions:
+        click.echo("(These decisions are not saved: --save F writes them for --decisions F.)\n")
+    click.echo(build_guidance(result, decisions, reviewed=complete).text())
+    raise SystemExit(0 if complete else 1)
+
+
+def _ask(pending: Sequence[Candidate]) -> tuple[list[ReviewDecision], bool]:
+    """A person's answers, and whether they answered every item (Ctrl-D or Ctrl-C stops
+    the review: what was answered stands, the rest stays unresolved and kept)."""
+    click.echo(f"{len(pending)} candidate(s) need a decision. Answer k(eep), d(rop) or s(kip).")
+    decisions: list[ReviewDecision] = []
+    for n, candidate in enumerate(pending, 1):
+        click.echo(f"\n[{n}/{len(pending)}] {candidate.kind}  {candidate.id}")
+        click.echo(f"  {printable(mask(candidate.content))}")
+        click.echo(f"  why undecided: {one_line(mask(candidate.reason))}")
+        try:
+            answer = click.prompt(
+                "keep, drop or skip (k, d, s)",
+                type=click.Choice(list(_ANSWERS), case_sensitive=False),
+                default="k",
+                show_choices=False,
+            )
+        except click.Abort:
+            click.echo(
+                f"\n\nReview stopped: {n - 1} of {len(pending)} answered; "
+                f"{len(pending) - n + 1} left unresolved and kept (conservative).\n"
+            )
+            return decisions, False
+        action = _ANSWERS[answer.lower()]
+        if action is not None:
+            decisions.append(ReviewDecision(candidate.id, action))  # type: ignore[arg-type]
+    click.echo("")
+    return decisions, True

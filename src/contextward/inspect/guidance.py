@@ -91,11 +91,14 @@ def build_guidance(
     decisions: Iterable[ReviewDecision] = (),
     *,
     limits: Limits | None = None,
-    reviewed: bool = True,
+    reviewed: bool | None = None,
 ) -> Guidance:
-    """Guidance from an inspection and the review decisions made so far."""
+    """Guidance from an inspection and the review decisions made so far; ``reviewed`` by
+    default says whether no candidate is left to review."""
     limits = limits or Limits()
     actions = final_actions(result, decisions)
+    if reviewed is None:
+        reviewed = "review" not in actions.values()
     order = {c.id: n for n, c in enumerate(result.candidates)}
 
     def newest_first(c: Candidate) -> tuple[int, int, int]:
