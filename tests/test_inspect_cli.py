@@ -161,7 +161,7 @@ def test_guidance_applies_decisions_by_candidate_id(convo: Path, tmp_path: Path)
     assert pending[0]["id"] in [c["id"] for c in guidance["must_preserve"]]
     decisions.write_text(json.dumps([{"candidate_id": "no-such-id", "action": "keep"}]))
     code, _, err = invoke("guidance", str(convo), "--decisions", str(decisions))
-    assert code == 2 and "no candidate no-such-id" in err
+    assert code == 2 and "no candidate 'no-such-id'" in err
     decisions.write_text("{oops")
     assert invoke("guidance", str(convo), "--decisions", str(decisions))[0] == 2
 
@@ -204,6 +204,9 @@ def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
     assert json.loads(saved.read_text())[0]["action"] == "drop"
     code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="s\n")
     assert code == 0 and "Unresolved / review carefully:\n- [transient]" in out
+    # Noise a person keeps is a fact to the summariser, as the snapshot remembers it.
+    code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="k\n")
+    assert code == 0 and "- [fact] I wonder whether the partner team" in out
 
 
 def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
@@ -311,7 +314,7 @@ def three_to_review(tmp_path: Path) -> Path:
     ]
     path.write_text(json.dumps([{"role": "system", "content": t} for t in texts]))
     code, out, _ = invoke("inspect", str(path), "--json")
-    assert [c["action"] for c in json.loads(out)["candidates"]] == ["review"] * 3
+    assert code == 0 and [c["action"] for c in json.loads(out)["candidates"]] == ["review"] * 3
     return path
 
 

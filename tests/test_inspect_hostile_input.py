@@ -341,3 +341,17 @@ def test_a_full_disk_under_stdout_is_one_line() -> None:
         done = run_process("demo", capture_output=False, stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 2
     assert done.stderr == "contextward: error: input/output error (No space left on device)\n"
+
+
+def test_a_message_nested_too_deeply_is_said_lost_by_every_command(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    data = (
+        f'[{{"role": "user", "content": "Keep it simple."}}, {{"role": "user", "content": {deep}}}]'
+    )
+    path = write(tmp_path, data)
+    code, out, _ = invoke("inspect", path)
+    assert code == 0 and "skipped: nested_too_deeply 1" in out
+    for command in ("guidance", "snapshot"):
+        code, _, err = invoke(command, path)
+        assert code == 0, command
+        assert "1 record could not be read (nested_too_deeply 1)" in err, command

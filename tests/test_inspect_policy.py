@@ -111,6 +111,11 @@ def test_decisions_parse_in_three_shapes_and_resolve_by_id() -> None:
         ([{"candidate_id": "r1", "action": "maybe"}], "invalid_decision"),
         ([{"action": "keep"}], "invalid_decision"),
         ([1], "invalid_decision"),
+        # Two decisions for one candidate that disagree: which one was meant is unknown.
+        (
+            [{"candidate_id": "r1", "action": "keep"}, {"candidate_id": "r1", "action": "drop"}],
+            "invalid_decision",
+        ),
     ],
 )
 def test_bad_decisions_are_rejected(data: object, code: str) -> None:
@@ -123,6 +128,11 @@ def test_an_unknown_candidate_id_is_an_error_not_a_guess() -> None:
     with pytest.raises(InspectError) as caught:
         final_actions(RESULT, [ReviewDecision("nope", "keep")])
     assert caught.value.code == "unknown_candidate"
+    # Quoted, so an id with a stray space does not read as one that exists.
+    with pytest.raises(InspectError, match="no candidate 'r1 '"):
+        final_actions(RESULT, [ReviewDecision("r1 ", "keep")])
+    # The same decision twice is one decision.
+    assert len(parse_decisions([{"candidate_id": "r1", "action": "keep"}] * 2)) == 2
 
 
 def test_guidance_sections_and_order() -> None:

@@ -401,6 +401,22 @@ def test_what_the_owner_typed_after_compact_is_their_word() -> None:
     assert skips["local_command"] == 2
 
 
+def test_claude_codes_interruption_marker_is_the_hosts_word_not_the_owners() -> None:
+    marks = ["[Request interrupted by user for tool use]", "[Request interrupted by user]"]
+    lines = [
+        {
+            "type": "user",
+            "uuid": f"u{n}",
+            "sessionId": "s",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+        }
+        for n, text in enumerate([*marks, "stop, use the staging DB"], 1)
+    ]
+    _, messages, skips = read(jsonl(*lines))
+    assert messages == [Message("u3", "user", "stop, use the staging DB")]
+    assert skips["interrupted"] == 2
+
+
 def test_pi_contextward_s_own_injections_are_not_read_back() -> None:
     ours = {
         "customType": "contextward",

@@ -15,6 +15,7 @@ from ..core.item import STANDING
 from ..printable import one_line
 from ..redact import mask
 from .candidate import Candidate, InspectionResult
+from .classifier import NOISE_KINDS
 from .review import ReviewDecision, final_actions
 
 HEADER = (
@@ -154,5 +155,7 @@ def _tier(c: Candidate) -> int:
 
 def _line(c: Candidate, section: str) -> str:
     label = f"superseded {c.kind}" if c.superseded_by and section == "can_discard" else c.kind
+    if section == "must_preserve" and c.kind in NOISE_KINDS:
+        label = "fact"  # noise a person kept, as the snapshot remembers it
     text = one_line(mask(c.content))
     return f"- [{label}] {text}"

@@ -77,6 +77,7 @@ UNREADABLE = frozenset(
         "record_too_large",
         "not_utf8",
         "unknown_content",
+        "nested_too_deeply",
     }
 )
 

@@ -42,6 +42,7 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
     else:
         raise InspectError("invalid_decision", "decisions must be a list or an object")
     out: list[ReviewDecision] = []
+    said: dict[str, object] = {}
     for cid, action in items:
         if not isinstance(cid, str) or not cid:
             raise InspectError("invalid_decision", "a decision needs a candidate_id string")
@@ -49,14 +50,17 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
             raise InspectError(
                 "invalid_decision", f"decision for {shown(cid)} must be keep or drop"
             )
+        if said.setdefault(cid, action) != action:
+            raise InspectError("invalid_decision", f"decisions for {shown(cid)} disagree")
         out.append(ReviewDecision(cid, action))
     return tuple(out)
 
 
 def shown(cid: str) -> str:
-    """A decision's id as an error may print it: masked, printable and at most 40 characters."""
+    """A decision's id as an error may print it: quoted (so a stray space shows), masked,
+    printable and at most 40 characters inside the quotes."""
     text = ascii(mask(cid))[1:-1]
-    return text if len(text) <= 40 else text[:39] + "…"
+    return f"'{text}'" if len(text) <= 40 else f"'{text[:39]}…'"
 
 
 def final_actions(

@@ -20,6 +20,8 @@ from .content import block_text, tool_call_text
 from .jsonl import objects
 
 _WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-")
+# What Claude Code writes as the user's turn when the user stops a run: the host's words.
+_INTERRUPTED = re.compile(r"\[Request interrupted by user(?: for tool use)?\]")
 
 
 def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
@@ -79,7 +81,9 @@ _COMPACT_ARGS = re.compile(
 def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Message]:
     text = block_text(content, skips)
     if text.strip():
-        if kind == "user" and text.lstrip().startswith(_WRAPPERS):
+        if kind == "user" and _INTERRUPTED.fullmatch(text.strip()):
+            skips.add("interrupted")
+        elif kind == "user" and text.lstrip().startswith(_WRAPPERS):
             skips.add("local_command")
             args = _COMPACT_ARGS.search(text)
             if args and args.group(1).strip():
