@@ -1064,3 +1064,15 @@ def test_a_new_day_retires_the_old_one() -> None:
         Message("u2", "user", "Scrap that date, the release moved to March 21."),
     )
     assert retired(result, release)
+
+
+@pytest.mark.parametrize("second", ["make it 6 workers", "no wait, make it 6 workers"])
+def test_a_second_correction_of_a_value_retires_the_first(second: str) -> None:
+    first = "make it 8 workers actually"
+    result = run(
+        Message("u0", "user", "Build the worker pool."),
+        Message("u1", "user", first),
+        Message("u2", "user", second),
+    )
+    assert retired(result, first)
+    assert not retired(result, second)

@@ -658,11 +658,12 @@ def _implied(new: Draft, earlier: Sequence[Draft]) -> dict[str, float]:
 
 
 def _open(earlier: Sequence[Draft], new: Draft) -> list[Draft]:
-    """Earlier statements a new value may retire: not yet retired, and not the owner's rules."""
+    """Earlier statements a new value may retire: not yet retired, and not the owner's rules
+    (an earlier correction's value too: "make it 8 workers" then "make it 6 workers")."""
     return [
         old
         for old in earlier
-        if old.kind in _REPLACEABLE
+        if (old.kind in _REPLACEABLE or old.kind == "correction")
         and old.superseded_by is None
         and old.position < new.position
         and not (old.role == "user" and old.kind == "constraint")
