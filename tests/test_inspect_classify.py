@@ -182,3 +182,28 @@ def test_a_short_plan_of_the_assistant_that_names_what_it_builds_with_is_a_decis
     # A short step with no named tool stays narration.
     assert kind("I'll fix that now.", "assistant") == "transient"
     assert kind("I'll do it in a bit.", "assistant") == "transient"
+
+
+def test_the_owners_command_after_their_standing_instruction_is_kept_with_it() -> None:
+    from contextward.inspect import build_guidance
+
+    command = "```sh\nmake lint && make test\n```"
+    result = run(
+        Message("u1", "user", "Add a health endpoint."),
+        Message("u2", "user", f"Run this before every commit:\n{command}"),
+        Message("u3", "user", "here is what we use elsewhere, copy it:\n```yaml\na: 1\n```"),
+    )
+    lead, code = only(result, "Run this before every commit:"), only(result, command)
+    assert lead.action == code.action == "keep" and code.kind == lead.kind
+    assert only(result, "```yaml\na: 1\n```").action == "drop"
+    # Listed together, and verbatim: the block's lines stay lines.
+    text = build_guidance(result).text()
+    assert (
+        "- [todo] Run this before every commit:\n- [todo] ```sh\n  make lint && make test\n  ```"
+        in text
+    )
+
+
+def test_a_suggestion_starting_with_maybe_is_the_owner_proposing() -> None:
+    assert kind("maybe use parquet?") == "decision"
+    assert kind("Maybe later.") != "decision"

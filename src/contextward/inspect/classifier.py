@@ -103,7 +103,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
-    if _list_title(text, ctx):
+    if _list_title(text, ctx) and not (ctx.role == "user" and _STANDING_LEAD.search(low)):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")
@@ -312,6 +312,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             "transient", 0.6, f"a substantive statement by {speaker} with no memory signal"
         )
     return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
+
+
+# "Run this before every commit:", "Use this config exactly:": an owner's lead-in that
+# says how always to do something is an instruction, not a title.
+_STANDING_LEAD = re.compile(
+    r"\b(?:every|each|always|never|exactly|must|only|whenever)\b|每次|总是|必须|一律|务必"
+)
 
 
 def _list_title(text: str, ctx: Context) -> bool:

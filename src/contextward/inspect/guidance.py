@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.item import STANDING
-from ..printable import one_line
+from ..printable import one_line, printable
 from ..redact import mask
 from .candidate import Candidate, InspectionResult
 from .classifier import NOISE_KINDS
@@ -157,5 +157,8 @@ def _line(c: Candidate, section: str) -> str:
     label = f"superseded {c.kind}" if c.superseded_by and section == "can_discard" else c.kind
     if section == "must_preserve" and c.kind in NOISE_KINDS:
         label = "fact"  # noise a person kept, as the snapshot remembers it
-    text = one_line(mask(c.content))
-    return f"- [{label}] {text}"
+    if "\n" in c.content and c.content.lstrip().startswith("```"):
+        # A code block stays verbatim, its later lines indented under the item.
+        lines = printable(mask(c.content)).strip().splitlines()
+        return "\n".join([f"- [{label}] {lines[0]}", *(f"  {line}" for line in lines[1:])])
+    return f"- [{label}] {one_line(mask(c.content))}"

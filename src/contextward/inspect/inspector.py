@@ -23,7 +23,7 @@ from .message import Message, fold, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
 from .readers import open_transcript
-from .segment import units
+from .segment import Unit, units
 
 #: Noise content is a verbatim prefix of at most this many characters.
 NOISE_PREVIEW = 160
@@ -162,7 +162,7 @@ def inspect_messages(
         kinds = (
             classify_summary(pieces)
             if summary
-            else [classify(unit, ctx, n) for n, unit in enumerate(pieces)]
+            else _with_code(pieces, [classify(unit, ctx, n) for n, unit in enumerate(pieces)], ctx)
         )
         added = [
             builder.add(message, position, unit.text, c, turn=turn, item=unit.number, role=ctx.role)
@@ -193,6 +193,30 @@ def inspect_messages(
         fallback_reason=fallback,
         provider_rejected=rejected,
     )
+
+
+def _with_code(
+    pieces: list[Unit], kinds: list[Classification], ctx: Context
+) -> list[Classification]:
+    """The owner's code block or command right after an instruction of theirs that leads
+    into it ("Run this before every commit:" and the command) is what the instruction
+    names, so it is kept with it, as the same kind; a pasted block after "copy it:"
+    stays noise."""
+    if ctx.role != "user":
+        return kinds
+    out = list(kinds)
+    for n in range(1, len(pieces)):
+        lead, c = pieces[n - 1], out[n - 1]
+        if (
+            pieces[n].code
+            and lead.text.rstrip().endswith((":", "："))
+            and c.kind not in NOISE_KINDS
+        ):
+            # Of the instruction's kind, so the two are listed together.
+            out[n] = Classification(
+                c.kind, c.importance, c.confidence, f"what the user's {c.kind} before it names"
+            )
+    return out
 
 
 def _counted(*counts: Mapping[str, int]) -> dict[str, int]:

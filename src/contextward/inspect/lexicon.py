@@ -505,7 +505,7 @@ DECLARATIVE = _re(
 # "Why not just use the retry helper?", "要不直接用现成的？": the owner proposing, not asking.
 SUGGESTION = _re(
     r"^(?:(?:hmm|so|ok(?:ay)?|but)[, ]+)?(?:why not|what about|how about|shall we|should we|can we|could we|"
-    r"can't we|couldn't we|wouldn't it be (?:better|simpler|easier)|maybe (?:we|just)|"
+    r"can't we|couldn't we|wouldn't it be (?:better|simpler|easier)|maybe (?:we|just|use|go with|try|switch)|"
     r"is it (?:possible|ok|okay) to)\b|^(?:要不|能不能|可不可以|是不是可以|要不要|干脆)"
 )
 REQUEST_QUESTION = _re(
