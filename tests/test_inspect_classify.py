@@ -34,6 +34,9 @@ from inspect_helpers import kind, only, run
         # The owner setting a named thing is a choice, whatever the verb.
         ("Set the HTTP timeout to 30 seconds.", "decision"),
         ("ok switch the issuer to dns-01 via cloudflare api", "decision"),
+        # A limit or a compatibility the owner sets is a requirement, so it is guarded.
+        ("Limit it to 5 attempts per minute per IP.", "requirement"),
+        ("Keep Python 3.9 compatibility.", "requirement"),
     ],
 )
 def test_user_statements(text: str, expected: str) -> None:

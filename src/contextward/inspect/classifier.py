@@ -204,7 +204,11 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("decision", 0.85, "the user sets a named thing to a value", replaces())
     if ctx.role == "user" and lx.SUGGESTION.match(low) and lx.has_content(low):
         return _mem("decision", 0.82, "the user proposes a course of action", replaces())
+    if ctx.role == "user" and _LIMITS.match(low) and not _QUESTION.search(text):
+        return _mem("requirement", 0.85, "a limit the user sets", replaces())
     if ctx.role == "user" and lx.KEEP_IMPERATIVE.match(low):
+        if "compatib" in low or "兼容" in low:
+            return _mem("requirement", 0.85, "a compatibility the user keeps", replaces())
         return _mem("preference", 0.85, "how the user wants something kept", replaces())
     if authority and lx.PREFERENCE.search(low):
         return _mem("preference", 0.85, f"a preference of {speaker}", replaces())
@@ -314,6 +318,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
 
 
+# "Limit it to 5 attempts per minute per IP.", "cap uploads at 20 MB": a limit the owner sets.
+_LIMITS = re.compile(r"^(?:please,? )?(?:limit|cap|throttle|rate[- ]limit)\b.{0,60}?\d")
 # "Run this before every commit:", "Use this config exactly:": an owner's lead-in that
 # says how always to do something is an instruction, not a title.
 _STANDING_LEAD = re.compile(
