@@ -333,3 +333,22 @@ def test_review_takes_the_words_it_offers_and_a_stop_keeps_what_was_answered(
     # Answers with nowhere to go are said to be unsaved.
     code, out, _ = invoke("review", str(three_to_review), "--assume-tty", stdin="k\nk\nk\n")
     assert code == 0 and "These decisions are not saved: --save F" in out
+
+
+def test_the_table_cuts_content_by_columns_so_chinese_rows_are_as_wide(tmp_path: Path) -> None:
+    from contextward.cli.inspect_io import width
+
+    path = tmp_path / "zh.json"
+    zh = "我们的支付服务必须在每天凌晨两点之前完成对账，否则财务那边第二天早上的报表会出错，请记住"
+    en = "Our payments service must finish reconciliation before 2am every day or finance breaks."
+    path.write_text(json.dumps([{"role": "user", "content": t} for t in (zh, en)]))
+    code, out, _ = invoke("inspect", str(path))
+    rows = out.splitlines()[1:3]
+    assert code == 0 and all(row.endswith("…") for row in rows)
+    assert abs(width(rows[0]) - width(rows[1])) <= 1
+
+
+@pytest.mark.parametrize("extra", [["--json"], ["--answer", "-"]])
+def test_prompt_takes_no_answer_or_json(convo: Path, extra: list[str]) -> None:
+    code, _, err = invoke("inspect", str(convo), "--prompt", *extra)
+    assert code == 2 and "--prompt prints the question alone" in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ._io import BadInput
 from .inspect_io import (
     ANSWER_OPTION,
     FORMAT_OPTION,
@@ -35,6 +36,9 @@ def command(
     reply is untrusted (kept only where found verbatim, re-decided by the same policy).
     """
     if show_prompt:
+        if answer is not None or as_json:
+            # The question is asked before there is an answer, and it is plain text.
+            raise BadInput("--prompt prints the question alone: it takes no --answer or --json")
         click.echo(provider_prompt(file, fmt))
         return
     result = load(file, fmt, answer, notice=False)

@@ -7,6 +7,7 @@ Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping
 
 import click
@@ -140,8 +141,27 @@ def candidates_table(result: InspectionResult) -> str:
 
 
 def preview(text: str) -> str:
+    """``text`` on one line, at most ``_PREVIEW`` columns wide: a wide (CJK) character
+    takes two, so Chinese rows are as wide as English ones."""
     flat = one_line(mask(text))
-    return flat if len(flat) <= _PREVIEW else flat[: _PREVIEW - 1] + "…"
+    if len(flat) <= _PREVIEW // 2 or width(flat) <= _PREVIEW:
+        return flat
+    out, used = [], 1  # room for the ellipsis
+    for ch in flat:
+        used += _columns(ch)
+        if used > _PREVIEW:
+            break
+        out.append(ch)
+    return "".join(out) + "…"
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal (East Asian wide and full-width take two)."""
+    return sum(_columns(ch) for ch in text)
+
+
+def _columns(ch: str) -> int:
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
 def dumps(data: object) -> str:
