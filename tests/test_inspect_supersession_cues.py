@@ -4,9 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from contextward.inspect import Message
+from contextward.inspect import InspectionResult, Message
 from contextward.inspect.supersession import _values
 from inspect_helpers import kind, only, retired, run
+
+
+def after_a_reply(
+    said: str, reply: str, then: str, *, opening: str = "I'm on the backend repo today."
+) -> InspectionResult:
+    """The owner's opening, "Sure.", then what the owner said, the assistant's reply and the
+    owner's next word (so what is replaced is never the opening request)."""
+    return run(
+        Message("u0", "user", opening),
+        Message("a0", "assistant", "Sure."),
+        Message("u1", "user", said),
+        Message("a1", "assistant", reply),
+        Message("u2", "user", then),
+    )
 
 
 @pytest.mark.parametrize(
@@ -865,12 +879,11 @@ def test_switching_back_retires_the_switch() -> None:
 def test_replacing_the_assistants_plan_also_retires_the_owners_directive_it_carried_out() -> None:
     directive = "use react-hook-form for the form"
     plan = "I'll create src/pages/Login.tsx with react-hook-form and zod validation."
-    result = run(
-        Message("u0", "user", "I'm on the dashboard app today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", f"Add a login page to the dashboard app. {directive}"),
-        Message("a1", "assistant", plan),
-        Message("u2", "user", "Actually, let's use Formik instead, the rest of the app uses it."),
+    result = after_a_reply(
+        f"Add a login page to the dashboard app. {directive}",
+        plan,
+        "Actually, let's use Formik instead, the rest of the app uses it.",
+        opening="I'm on the dashboard app today.",
     )
     assert retired(result, plan)
     assert retired(result, directive)
@@ -880,12 +893,8 @@ def test_replacing_the_assistants_plan_also_retires_the_owners_directive_it_carr
 def test_a_new_value_for_a_detail_of_the_plan_leaves_the_owners_directive() -> None:
     directive = "Add a retry loop with tenacity-style backoff to the webhook sender."
     plan = "I'll wrap send_webhook() with the retry helper and a base delay of 1s."
-    result = run(
-        Message("u0", "user", "I'm on the webhooks today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", directive),
-        Message("a1", "assistant", plan),
-        Message("u2", "user", "no, make the base delay 2s."),
+    result = after_a_reply(
+        directive, plan, "no, make the base delay 2s.", opening="I'm on the webhooks today."
     )
     assert retired(result, plan)
     assert not retired(result, directive)
@@ -926,13 +935,7 @@ def test_a_corrected_value_retires_the_statement_of_it_not_the_plan_beside_it() 
 def test_a_new_value_for_it_retires_the_owners_directive_that_set_the_old_one(
     directive: str, echo: str, change: str
 ) -> None:
-    result = run(
-        Message("u0", "user", "I'm on the backend repo today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", directive),
-        Message("a1", "assistant", echo),
-        Message("u2", "user", change),
-    )
+    result = after_a_reply(directive, echo, change)
     assert retired(result, directive)
 
 
@@ -976,13 +979,7 @@ def test_a_new_value_for_it_retires_the_owners_directive_that_set_the_old_one(
 def test_the_owner_picking_another_option_retires_the_plan_and_their_directive_behind_it(
     directive: str, plan: str, pick: str, gone: set[str]
 ) -> None:
-    result = run(
-        Message("u0", "user", "I'm on the backend repo today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", directive),
-        Message("a1", "assistant", plan),
-        Message("u2", "user", pick),
-    )
+    result = after_a_reply(directive, plan, pick)
     assert retired(result, plan) is ("plan" in gone)
     assert retired(result, directive) is ("directive" in gone)
 
@@ -1015,13 +1012,7 @@ def test_the_owner_picking_another_option_retires_the_plan_and_their_directive_b
 def test_the_owner_calling_something_off_by_name_retires_what_was_said_about_it(
     directive: str, plan: str, cancel: str
 ) -> None:
-    result = run(
-        Message("u0", "user", "I'm on the backend repo today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", directive),
-        Message("a1", "assistant", plan),
-        Message("u2", "user", cancel),
-    )
+    result = after_a_reply(directive, plan, cancel)
     assert retired(result, directive)
     assert plan == "好的。" or retired(result, plan)
     assert not retired(result, "I'm on the backend repo today.")
@@ -1056,12 +1047,11 @@ def test_going_back_retires_the_change_just_made() -> None:
 
 def test_a_new_day_retires_the_old_one() -> None:
     release = "The release is on March 14."
-    result = run(
-        Message("u0", "user", "I'm on the launch page today."),
-        Message("a0", "assistant", "Sure."),
-        Message("u1", "user", f"{release} Draft the changelog and the announcement email."),
-        Message("a1", "assistant", "I'll draft the changelog and an email dated March 14."),
-        Message("u2", "user", "Scrap that date, the release moved to March 21."),
+    result = after_a_reply(
+        f"{release} Draft the changelog and the announcement email.",
+        "I'll draft the changelog and an email dated March 14.",
+        "Scrap that date, the release moved to March 21.",
+        opening="I'm on the launch page today.",
     )
     assert retired(result, release)
 

@@ -371,6 +371,9 @@ def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     ]
 
 
+# The thing a Chinese cue right after it acts on: a Latin name read from its start and a
+# bounded way in (a 20 KB token is read in linear time), or the two characters before.
+_THING_BEFORE = r"(?:(?<![\w./-])(?P<thing3>[a-z][\w./-]{0,40})|(?P<thing4>[\u4e00-\u9fff]{2}))\s*"
 # "Switch the invoice store to PostgreSQL", "move the job queue over to Redis", "let's go
 # with Postgres for the invoice store", "把缓存换成 Memcached": the owner pointing a thing
 # they name at something new.
@@ -382,9 +385,8 @@ _REPOINT = re.compile(
     r"(?!\s+(?:the|a|an|that|this|it|them|our|its|how|what|why|when|where|each|every)\b)|"
     r"\blet'?s go with\s+(?P<value2>`?[a-z][\w./-]*)\s+for\s+(?:the\s+|our\s+)?"
     r"(?P<thing2>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2})|"
-    # Bounded, and a Latin name from its start: a 20 KB token is read in linear time.
-    r"(?:(?<![\w./-])(?P<thing3>[a-z][\w./-]{0,40})|(?P<thing4>[\u4e00-\u9fff]{2}))\s*"
-    r"(?:换成|改成|改用|改为|切到|切换到|迁到|迁移到)\s*(?P<value3>[a-z][\w./-]{0,40}|[\u4e00-\u9fff]{2})"
+    + _THING_BEFORE
+    + r"(?:换成|改成|改用|改为|切到|切换到|迁到|迁移到)\s*(?P<value3>[a-z][\w./-]{0,40}|[\u4e00-\u9fff]{2})"
 )
 #: Words one of which ``_REPOINT`` needs (see ``_CANCEL_CUES``).
 _REPOINT_CUES = (
@@ -480,9 +482,9 @@ _CANCEL = re.compile(
     r"\b(?:we'?re|we are|i'?m|i am|we'?ll|we will) not (?:doing|building|adding|keeping|using|"
     r"shipping|supporting|maintaining) (?:the |a |an )?(?P<thing2>[\w./-]+(?:\s+[\w./-]+){0,2}?)\s+"
     r"(?:anymore|any more|after all|this (?:release|version|sprint|time))\b|"
-    r"(?:(?<![\w./-])(?P<thing3>[a-z][\w./-]{0,40})|(?P<thing4>[\u4e00-\u9fff]{2}))\s*"
+    + _THING_BEFORE
     # "签名校验取消，…" calls it off; "订单取消后退款" tells what happens to an order.
-    r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
+    + r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
 )
 #: Words one of which ``_CANCEL`` needs, looked for first: a plain ``in`` is much faster
 #: than the pattern on a long message.
