@@ -1066,3 +1066,33 @@ def test_a_second_correction_of_a_value_retires_the_first(second: str) -> None:
     )
     assert retired(result, first)
     assert not retired(result, second)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then", "moved"),
+    [
+        (
+            "Write the generated reports to /tmp/reports.",
+            "OK, report.py will write to /tmp/reports/<date>.html.",
+            "change the output dir to /srv/reports, tmp gets wiped",
+            True,
+        ),
+        (
+            "上传的文件放到 /data/upload 目录。",
+            "好的。",
+            "目录改成 /mnt/oss/upload，/data 那块盘快满了。",
+            True,
+        ),
+        # Another path, or the same one again, moves nothing.
+        (
+            "Write the generated reports to /tmp/reports.",
+            "OK.",
+            "move the test fixtures to /srv/fixtures",
+            False,
+        ),
+    ],
+)
+def test_the_owner_moving_a_path_retires_where_it_was(
+    said: str, reply: str, then: str, moved: bool
+) -> None:
+    assert retired(after_a_reply(said, reply, then), said) is moved

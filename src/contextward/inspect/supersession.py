@@ -193,6 +193,9 @@ def link(drafts: Sequence[Draft]) -> None:
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
+            # "change the output dir to /srv/reports" after "Write the reports to /tmp/reports".
+            for old in _moved(new, recent):
+                _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
             called_off = _cancelled(new, _recent(memory, index, COUNT_REACH))
             for old in called_off:
@@ -472,6 +475,40 @@ _PICK_VAGUE = frozenset(
         "neither",
     )
 )
+
+
+# A path: "/srv/reports", "~/apps/web", "./build/out".
+_PATH = re.compile(r"(?<![\w.:/])(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*")
+# The owner changing where something goes: a move or change cue ("改成", "改到" too).
+_MOVE_CUE = re.compile(
+    r"\b(?:change|move|switch|point|put|write|set)\b|改成|改为|改到|换成|挪到|放到"
+)
+
+
+def _moved(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """What the owner said of a path that ``new`` moves elsewhere: a path with the same
+    last part ("/tmp/reports" for "/srv/reports", "/data/upload" for "/mnt/oss/upload"),
+    said within a correction's reach and not said again in ``new``."""
+    low = new.content.casefold()
+    if "/" not in low or not _MOVE_CUE.search(low):
+        return []
+    paths = {p.rstrip("/.") for p in _PATH.findall(new.content)}
+    last = {p.rsplit("/", 1)[-1] for p in paths} - {""}
+    if not last:
+        return []
+    out = []
+    for old in recent:
+        if (
+            old.kind in _CANCELLABLE
+            and old.superseded_by is None
+            and new.turn - old.turn <= CORRECTION_REACH
+            and may_retire(new.role, old.role)
+            and (old.role == "user" or old.kind in ("decision", "todo"))
+        ):
+            theirs = {p.rstrip("/.") for p in _PATH.findall(old.content)}
+            if any(p not in paths and p.rsplit("/", 1)[-1] in last for p in theirs):
+                out.append(old)
+    return out
 
 
 # The owner calling something off by name.
