@@ -401,9 +401,6 @@ _REPOINT_CUES = (
 #: What the assistant found about the thing stays found.
 _POINTED = frozenset({"decision", "preference", "todo"})
 _STATED = frozenset({"fact", "state"})
-# A name past a sentence's first word ("Redis", "SQLite", "Fridays"), in backticks, or
-# a file name ("config.yaml").
-_NAME = re.compile(r"(?<=[\s(（，,用在])[A-Z][\w.+-]{2,}|`[^`]+`|\b[\w-]+\.[a-z]{2,4}\b")
 
 
 # The owner picking one option where another was on the table: "let's go with SQS",
@@ -455,24 +452,10 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
 
 #: Picks that name no option of their own: "let's go with your plan", "go with option 2".
 _PICK_VAGUE = frozenset(
-    (
-        "your",
-        "yours",
-        "option",
-        "plan",
-        "approach",
-        "idea",
-        "suggestion",
-        "first",
-        "second",
-        "last",
-        "latter",
-        "former",
-        "what",
-        "whatever",
-        "both",
-        "either",
-        "neither",
+    re.findall(
+        r"\S+",
+        "your yours option plan approach idea suggestion first second last latter former "
+        "what whatever both either neither",
     )
 )
 
@@ -583,7 +566,7 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         if (
             not (
                 old.kind in _POINTED
-                or (old.kind in _STATED and old.role == "user" and _NAME.search(old.content))
+                or (old.kind in _STATED and old.role == "user" and _names(old.content))
             )
             or old.superseded_by is not None
             or old.position >= new.position
@@ -645,9 +628,12 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
     ]
 
 
-# A name: a capitalised word past the first, or one with a digit, a dash, a dot or an
-# underscore inside ("react-hook-form", "us-east-1", "SQLite", "config.yaml").
-_NAME_TOKEN = re.compile(r"`([^`]+)`|(?<=\s)([A-Z][\w.+-]+)|\b([a-z][\w]*[-_.\d][\w.-]*\w)")
+# A name: in backticks, a capitalised word past the first ("SQLite", "Fridays", "缓存用
+# Redis"), or one with a digit, a dash, a dot or an underscore inside ("react-hook-form",
+# "us-east-1", "config.yaml").
+_NAME_TOKEN = re.compile(
+    r"`([^`]+)`|(?<=[\s(（，,用在])([A-Z][\w.+-]+)|\b([a-z][\w]*[-_.\d][\w.-]*\w)"
+)
 
 
 def _names(text: str, *, loose: bool = False) -> frozenset[str]:
