@@ -352,3 +352,16 @@ def test_the_table_cuts_content_by_columns_so_chinese_rows_are_as_wide(tmp_path:
 def test_prompt_takes_no_answer_or_json(convo: Path, extra: list[str]) -> None:
     code, _, err = invoke("inspect", str(convo), "--prompt", *extra)
     assert code == 2 and "--prompt prints the question alone" in err
+
+
+def test_snapshot_table_has_a_header_and_a_pasted_key_alone_is_no_memory(tmp_path: Path) -> None:
+    path = tmp_path / "key.json"
+    key = "ghp_" + "0123456789abcdefghij" * 2
+    said = [("user", "Build the exporter."), ("user", key), ("user", f"The token is {key}.")]
+    path.write_text(json.dumps([{"role": r, "content": t} for r, t in said]))
+    code, out, _ = invoke("snapshot", str(path))
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["CRITICAL", "KIND", "ID", "CONTENT"]
+    # The key alone would only say "[secret:github-token]"; said in a sentence it stays.
+    assert "The token is [secret:github-token]." in out and out.count("[secret:") == 1
+    assert lines[-1] == "2 items, 1 critical" and key not in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..inspect import InspectError, snapshot_of
+from ..printable import counted
 from ._io import BadInput, say
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, preview
 
@@ -27,7 +28,10 @@ def command(
     if as_json:
         click.echo(snapshot.to_json())
         return
+    say(f"{'CRITICAL':<8}  {'KIND':<11} {'ID':<24} CONTENT")
     for item in snapshot.items:
-        mark = "critical" if item.critical else "        "
-        say(f"{mark}  {item.kind:<11} {item.id:<24} {preview(item.content)}")
-    say(f"\n{len(snapshot.items)} items, {sum(i.critical for i in snapshot.items)} critical")
+        mark = "yes" if item.critical else ""
+        say(f"{mark:<8}  {item.kind:<11} {item.id:<24} {preview(item.content)}".rstrip())
+    say(
+        f"\n{counted(len(snapshot.items), 'item')}, {sum(i.critical for i in snapshot.items)} critical"
+    )

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.item import KINDS
+from ..redact import mask
 from . import lexicon as lx
 from .message import Role
 from .segment import Unit
@@ -103,6 +104,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
+    if len(text) < 400 and " " not in text.strip() and _ONLY_SECRETS.fullmatch(mask(text).strip()):
+        # A pasted key and nothing else: kept, it would only say "[secret:…]".
+        return _noise("transient", 0.9, "a secret and nothing else (masked)")
     if _list_title(text, ctx) and not (ctx.role == "user" and _STANDING_LEAD.search(low)):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
@@ -318,6 +322,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     return _noise("transient", 0.85 if ctx.role == "assistant" else 0.8, "no memory signal")
 
 
+# What a unit that held only secrets reads as once they are masked.
+_ONLY_SECRETS = re.compile(r"(?:\[secret:[\w-]+\][\s,;.]*)+")
 # "Limit it to 5 attempts per minute per IP.", "cap uploads at 20 MB": a limit the owner sets.
 _LIMITS = re.compile(r"^(?:please,? )?(?:limit|cap|throttle|rate[- ]limit)\b.{0,60}?\d")
 # "Run this before every commit:", "Use this config exactly:": an owner's lead-in that
