@@ -777,6 +777,11 @@ def test_an_owner_s_instead_right_after_a_plan_retires_it_by_one_shared_name() -
         ("Never push to main; open a PR instead.", "You may push to main from now on.", True),
         ("Never push to main; open a PR instead.", "Forget the rule about pushing to main.", True),
         ("Do not touch the legacy Perl scripts.", "The Perl scripts may be edited now.", True),
+        (
+            "Don't add any new dependencies to this project.",
+            "On second thought, new dependencies are fine as long as they're MIT licensed.",
+            True,
+        ),
         ("永远不要直接推送到 main 分支。", "现在可以直接推送到 main 了，不用开 PR。", True),
         ("永远不要直接推送到 main 分支。", "之前说不要推送到 main 的规定取消了。", True),
         # A thing that is fine now, or a question, lifts nothing.

@@ -350,6 +350,8 @@ _LIFTS = re.compile(
     r"\b\w+ing\b[^.;,]{0,40}\b(?:is|are) (?:fine|ok|okay|acceptable) (?:now|from now on|again)\b|"
     r"\bit'?s (?:fine|ok|okay) to \w+\b[^.;]{0,40}\b(?:now|from now on|again)\b|"
     r"\b(?:is|are) (?:allowed|permitted) (?:now|from now on|again)\b|"
+    # "new dependencies are fine as long as they're MIT": lifted, under a condition.
+    r"\b\w+s (?:are|is) (?:fine|ok|okay|allowed) (?:as long as|so long as|provided|if)\b|"
     r"\b(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
     r"\b(?:may|can) (?:now )?be \w+ (?:now|from now on|again)\b|"
     r"\b(?:forget|ignore|drop|scrap) (?:the|that|my) (?:earlier |old |previous )?"
