@@ -483,13 +483,7 @@ def _moved(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         return []
     out = []
     for old in recent:
-        if (
-            old.kind in _CANCELLABLE
-            and old.superseded_by is None
-            and new.turn - old.turn <= CORRECTION_REACH
-            and may_retire(new.role, old.role)
-            and (old.role == "user" or old.kind in ("decision", "todo"))
-        ):
+        if _called_off(old, new) and new.turn - old.turn <= CORRECTION_REACH:
             theirs = {p.rstrip("/.") for p in _PATH.findall(old.content)}
             if any(p not in paths and p.rsplit("/", 1)[-1] in last for p in theirs):
                 out.append(old)
@@ -522,6 +516,19 @@ _REVERTS = re.compile(
 )
 
 
+def _called_off(old: Draft, new: Draft) -> bool:
+    """Whether the owner's ``new`` may call ``old`` off by naming what it is about: an open
+    statement of theirs said before, or an open plan of the assistant's (what the
+    assistant found stays found)."""
+    return (
+        old.kind in _CANCELLABLE
+        and old.superseded_by is None
+        and old.position < new.position
+        and may_retire(new.role, old.role)
+        and (old.role == "user" or old.kind in ("decision", "todo"))
+    )
+
+
 def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The recent statements about the thing the owner calls off ("drop the redis idea")."""
     low = new.content.casefold()
@@ -536,12 +543,7 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     return [
         old
         for old in recent
-        if old.kind in _CANCELLABLE
-        and old.superseded_by is None
-        and old.position < new.position
-        and may_retire(new.role, old.role)
-        and (old.role == "user" or old.kind in ("decision", "todo"))
-        and len(words & _words(old.content)) >= wanted
+        if _called_off(old, new) and len(words & _words(old.content)) >= wanted
     ]
 
 
