@@ -1048,6 +1048,86 @@ def test_going_back_retires_the_change_just_made() -> None:
         ),
     )
     assert retired(result, switched)
+    assert not retired(result, "Make the logs readable.")  # the aim the switch served
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then"),
+    [
+        (
+            "Put the feature flags in a YAML file at config/flags.yaml.",
+            "Done, I created config/flags.yaml with the three flags.",
+            "scrap that, put them in the database so we can flip them without a deploy",
+        ),
+        (
+            "We'll deploy the new service to the staging cluster first.",
+            "OK. I'll write the staging manifests and a rollout checklist.",
+            "Change of plan: we're going straight to prod behind a feature flag.",
+        ),
+        (
+            "Let's keep the admin panel under /admin.",
+            "Alright, the routes stay under /admin.",
+            "I changed my mind, move it to /internal/admin so it's not the obvious path.",
+        ),
+        ("Bump it to 500.", "Batch size is now 500 in config.py.", "go back to 200."),
+        (
+            "Paginate the /orders endpoint with cursor-based pagination.",
+            "Implemented cursor pagination on created_at.",
+            "revert to the old offset/limit approach",
+        ),
+        (
+            "帮我把这个服务的配置迁到 Consul 上。",
+            "好的，我先写一个从 Consul 读取配置的 loader。",
+            "算了，还是用环境变量吧，Consul 我们没人维护。",
+        ),
+        (
+            "接口超时设成 5 秒。",
+            "已经把 axios 的 timeout 改成 5000 了。",
+            "我改主意了，超时设成 15 秒。",
+        ),
+    ],
+)
+def test_taking_back_what_was_last_asked_retires_it(said: str, reply: str, then: str) -> None:
+    result = after_a_reply(said, reply, then)
+    assert retired(result, said)
+    assert not retired(result, then)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then"),
+    [
+        # "算了" names what it drops: the bug, not the owner's last ask.
+        (
+            "先用 SQLite 开发。",
+            "登录接口偶发 500 的那个 bug 我还在查。",
+            "算了，这个 bug 明天再看，先把注册页做完。",
+        ),
+        # "scrap that date" takes back a date, not the whole ask.
+        (
+            "Draft the changelog for the release.",
+            "Sure.",
+            "Scrap that date, the release moved to March 21.",
+        ),
+        # A rule the owner set is taken back only by naming it.
+        ("Never push to main.", "Understood.", "Change of plan: we're going straight to prod."),
+    ],
+)
+def test_a_take_back_keeps_what_it_does_not_point_at(said: str, reply: str, then: str) -> None:
+    assert not retired(after_a_reply(said, reply, then), said)
+
+
+def test_scratch_that_never_takes_back_the_owner_s_first_message() -> None:
+    goal = "Replace our JWT handling in the gateway with the acme-auth library."
+    plan = (
+        "My plan is to wrap acme-auth in the existing middleware and verify both HS256 and RS256."
+    )
+    result = run(
+        Message("u0", "user", goal),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "Scratch that — acme-auth can only do RS256."),
+    )
+    assert retired(result, plan)
+    assert not retired(result, goal)
 
 
 def test_a_new_day_retires_the_old_one() -> None:

@@ -202,14 +202,15 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(old, new)
             if called_off:
                 continue  # what it calls off is named; nothing else is guessed
-            low = new.content.casefold()
-            if _REVERTS.search(low) and not _values(new.content):
-                # "Let's go back to the stdlib logging module": the change just made goes.
-                plan = _last_plan(new, recent)
-                if plan is not None:
-                    for old in (plan, *_echoed(plan, recent)):
-                        if old.superseded_by is None:
-                            _retire(old, new)
+            # "scrap that, put them in the database", "Let's go back to the stdlib logging
+            # module": what the owner asked for last, and the assistant's plan for it, go;
+            # never the owner's first message, which set the session up.
+            undone = _undone(new, [d for d in recent if d.position != first])
+            for old in undone:
+                _retire(old, new)
+            if undone:
+                _retire_values(new, recent)  # "我改主意了，超时设成 15 秒"
+                continue  # what it takes back is known; nothing else is guessed
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
@@ -514,6 +515,63 @@ _CANCELLABLE = _POINTED | _STATED | {"requirement"}
 _REVERTS = re.compile(
     r"\b(?:go|going|switch|roll) back to\b|\brevert (?:to|back)\b|回退到|退回到|回到原来"
 )
+
+
+# "scrap that", "change of plan:", "I changed my mind", "算了，", "我改主意了": opening a
+# message, they take back what the owner asked for last.
+_UNDO = re.compile(
+    r"^(?:(?:hmm+|ok(?:ay)?|wait|actually|no|sorry)[,.!]?\s+)?(?:(?P<plain>scrap that|scratch that|"
+    r"forget that|change of plans?)|(?:i|we)(?:'ve| have)? changed (?:my|our) minds?|"
+    r"on second thoughts?)(?=\s*(?:[,.:;!—–-]|$))|^(?:算了|我改主意了|改主意了|(?P<plain2>计划有变))"
+)
+
+
+def _undone(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """What the owner takes back with "scrap that", "change of plan" or "go back to …":
+    the assistant's plan just made, and the directive of the owner's last turn that
+    ``new`` shares the most words with (the last one if it shares none and the cue
+    takes back whatever was last: "change of plan", "go back to 200").
+
+    What already says what ``new`` goes back to ("The batch size is 200 right now" for
+    "go back to 200") is a statement, not a directive, and stays.
+    """
+    low = new.content.casefold()
+    undo = _UNDO.search(low)
+    if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.content))):
+        return []
+    asked = [
+        old
+        for old in recent
+        if old.role == "user"
+        and old.superseded_by is None
+        and new.turn - old.turn <= ADJACENT + 1
+        and old.turn < new.turn
+        and (_directive(old) or old.kind in ("goal", "constraint"))
+    ]
+    out = []
+    plan = _last_plan(new, recent)
+    if asked and plan is not None:
+        # With a plan between, what it goes back on is the plan and the ask it carried out
+        # ("Switch the logger to structlog." behind "Switched to structlog"), not the aim
+        # it served ("Make the logs readable.").
+        done = _words(plan.content)
+        asked = [old for old in asked if done & _words(old.content)]
+    if asked:
+        words = _words(new.content)
+        asked = [old for old in asked if old.turn == asked[-1].turn]
+        # The most shared words win; a tie goes to the later statement.
+        best = max(reversed(asked), key=lambda old: len(words & _words(old.content)))
+        if words & _words(best.content):
+            out.append(best)
+        elif not undo or undo["plain"] or undo["plain2"]:
+            # "Change of plan: we're going straight to prod" and "go back to 200" take back
+            # the last thing asked, never a rule the owner set; "算了，这个 bug 明天再看"
+            # names what it drops.
+            out.extend(old for old in asked[-1:] if old.kind != "constraint")
+    if plan is not None:
+        out.append(plan)
+        out.extend(old for old in _echoed(plan, recent) if old not in out)
+    return out
 
 
 def _called_off(old: Draft, new: Draft) -> bool:
@@ -1397,6 +1455,8 @@ def _words(text: str) -> frozenset[str]:
             if "-" in bare:  # "scale-up" also names "scale" and "scaleup"
                 out.update(_stem(part) for part in bare.split("-") if len(part) > 2)
                 out.add(bare.replace("-", ""))
+            if "/" in bare:  # "/internal/admin" also names "admin"
+                out.update(_stem(part) for part in bare.split("/") if len(part) > 2)
     out.update(a.casefold() for a in _ACRONYM.findall(text))
     # "roll back" and "rollback", "set up" and "setup" name the same thing.
     tokens = _TOKEN.findall(low)
