@@ -1012,6 +1012,16 @@ def test_the_owner_picking_another_option_retires_the_plan_and_their_directive_b
             "好的。",
             "签名校验取消，网关那边已经做了。",
         ),
+        (
+            "Generate the PDF invoices with wkhtmltopdf.",
+            "I'll render the invoice HTML and pipe it through wkhtmltopdf.",
+            "ditch wkhtmltopdf, it's unmaintained. weasyprint please",
+        ),
+        (
+            "For auth, use JWT in localStorage.",
+            "I'll store the JWT in localStorage and send it as a Bearer header.",
+            "localStorage is out, security review flagged it. use httpOnly cookies.",
+        ),
     ],
 )
 def test_the_owner_calling_something_off_by_name_retires_what_was_said_about_it(
@@ -1023,14 +1033,22 @@ def test_the_owner_calling_something_off_by_name_retires_what_was_said_about_it(
     assert not retired(result, "I'm on the backend repo today.")
 
 
-def test_calling_off_a_table_or_a_thing_not_said_retires_nothing() -> None:
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "Also drop the legacy sessions table while you're there.",
+        "The new build is out, by the way.",
+        "Is the audit_log migration out yet?",
+    ],
+)
+def test_calling_off_a_table_or_a_thing_not_said_retires_nothing(aside: str) -> None:
     directive = "Add an audit_log table for the admin actions."
     result = run(
         Message("u0", "user", "I'm on the backend repo today."),
         Message("a0", "assistant", "Sure."),
         Message("u1", "user", directive),
         Message("a1", "assistant", "I'll add the audit_log migration."),
-        Message("u2", "user", "Also drop the legacy sessions table while you're there."),
+        Message("u2", "user", aside),
         Message("u3", "user", "We're not doing the GraphQL gateway anymore."),
     )
     assert not retired(result, directive)

@@ -333,10 +333,10 @@ def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
     return list(memory[start:index])
 
 
-# "better to use that one", "actions/cache for Library is out", "网关那个方案撤掉": the
-# owner putting something else in place of the plan just proposed.
+# "better to use that one", "网关那个方案撤掉": the owner putting something else in
+# place of the plan just proposed ("X is out" names what goes: ``_CANCEL``).
 _COUNTER = re.compile(
-    r"\bbetter (?:to )?use\b|\b(?:is|are) out\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
+    r"\bbetter (?:to )?use\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
     # "there's already a dlq for billing, use that": what exists in place of what is new.
     r"\balready\b.{0,60}\buse (?:that|this|it|those)\b|已经有.{0,30}(?:用那个|用这个|直接用)|"
     r"撤掉|别用了|不能升|不扩了|不用了"
@@ -499,6 +499,9 @@ _CANCEL = re.compile(
     r"\b(?:we'?re|we are|i'?m|i am|we'?ll|we will) not (?:doing|building|adding|keeping|using|"
     r"shipping|supporting|maintaining) (?:the |a |an )?(?P<thing2>[\w./-]+(?:\s+[\w./-]+){0,2}?)\s+"
     r"(?:anymore|any more|after all|this (?:release|version|sprint|time))\b|"
+    # "ditch wkhtmltopdf, it's unmaintained", "localStorage is out, security flagged it".
+    r"\b(?:ditch|scrap|forget about)\s+(?:the\s+)?(?P<thing5>[\w.+/-]{3,40})(?=\s*(?:[,.;!]|$))|"
+    r"^(?:the\s+)?(?P<thing6>[\w.+/-]{3,40}(?:\s+[\w.+/-]+){0,2}?)\s+(?:is|are)\s+out\b|"
     + _THING_BEFORE
     # "签名校验取消，…" calls it off; "订单取消后退款" tells what happens to an order.
     + r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
@@ -506,7 +509,7 @@ _CANCEL = re.compile(
 #: Words one of which ``_CANCEL`` needs, looked for first: a plain ``in`` is much faster
 #: than the pattern on a long message.
 _CANCEL_CUES = (
-    "drop", "scrap", "scratch", "ditch", "forget", "kill", "cancel", "shelve", "abandon",
+    "drop", "out", "scrap", "scratch", "ditch", "forget", "kill", "cancel", "shelve", "abandon",
     "park", "not", "不上了", "不做了", "不加了", "不搞了", "不要了", "取消",
 )  # fmt: skip
 #: What may be called off: choices, plans, work, requirements, the owner's statements.
@@ -593,8 +596,10 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _CANCEL.search(low) if any(cue in low for cue in _CANCEL_CUES) else None
     if match is None:
         return []
-    thing = match.group("thing") or match.group("thing2") or match.group("thing3")
-    words = _words(thing or match.group("thing4")) - _VAGUE_THING
+    thing = next(
+        t for t in match.group("thing", "thing2", "thing3", "thing4", "thing5", "thing6") if t
+    )
+    words = _words(thing) - _VAGUE_THING
     if not words:
         return []
     wanted = min(2, len(words))
