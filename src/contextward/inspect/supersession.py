@@ -699,7 +699,9 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
 # Redis"), or one with a digit, a dash, a dot or an underscore inside ("react-hook-form",
 # "us-east-1", "config.yaml").
 _NAME_TOKEN = re.compile(
-    r"`([^`]+)`|(?<=[\s(（，,用在])([A-Z][\w.+-]+)|\b([a-z][\w]*[-_.\d][\w.-]*\w)"
+    r"`([^`]+)`|(?<=[\s(（，,用在])([A-Z][\w.+-]+)|\b([a-z][\w]*[-_.\d][\w.-]*\w)|"
+    # In Chinese, a Latin word is a name: "打包工具用 webpack".
+    r"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff] ))([a-z][\w.+-]{2,40})"
 )
 
 
