@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
-from contextward.inspect import Message
+from contextward.inspect import Message, inspect_stream
 from contextward.inspect.classifier import Context, classify
 from contextward.inspect.segment import Unit
 from inspect_helpers import kind, only, run
@@ -210,3 +213,42 @@ def test_the_owners_command_after_their_standing_instruction_is_kept_with_it() -
 def test_a_suggestion_starting_with_maybe_is_the_owner_proposing() -> None:
     assert kind("maybe use parquet?") == "decision"
     assert kind("Maybe later.") != "decision"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Abandoned the Redis cache approach because invalidation was too complex.",
+        "Tried a Redis cache; abandoned because invalidation was too complex.",
+        "Redis cache (abandoned: invalidation too complex).",
+    ],
+)
+def test_a_summary_s_terse_abandoned_is_a_rejected_approach(text: str) -> None:
+    assert kind(text, "system") == "rejected"
+    assert kind(text, "assistant") == "rejected"
+
+
+def test_an_opening_past_tense_without_a_reason_is_no_rejection() -> None:
+    assert kind("Dropped the old column after the backfill.", "assistant") != "rejected"
+    assert kind("Rejected requests are logged to stderr.", "assistant") != "rejected"
+
+
+def test_a_pi_branch_summary_keeps_the_approach_it_abandoned() -> None:
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "cwd": "/p"},
+        {
+            "type": "message",
+            "id": "e1",
+            "message": {"role": "user", "content": "Speed up /search."},
+        },
+        {
+            "type": "branch_summary",
+            "id": "e2",
+            "fromId": "e1",
+            "summary": "Abandoned the Redis cache approach because invalidation was too complex.",
+        },
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    result = inspect_stream(io.BytesIO(data))
+    found = [c for c in result.candidates if "Redis cache" in c.content]
+    assert [(c.kind, c.action) for c in found] == [("rejected", "keep")]

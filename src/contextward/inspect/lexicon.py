@@ -129,7 +129,9 @@ SUPERSEDE = _re(
 )
 
 REJECTED = _StartOrAnywhere(
-    r"(?!)",
+    # A summary's "Abandoned the Redis approach because invalidation was too complex."
+    r"(?:abandoned|rejected|ditched|scrapped|ruled out|gave up on)\b.{0,120}?"
+    r"\b(?:because|since|due to|after)\b",
     r"\b(?:(?:was|were|got|been|is|are) (?:dropped|rejected|abandoned|ruled out|scrapped|ditched|reverted|"
     r"removed from consideration|a dead end|not an option)|"
     r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
@@ -139,6 +141,8 @@ REJECTED = _StartOrAnywhere(
     r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
     r"i(?:'m| am) not (?:using|going with|going to use)|"
     r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
+    # "Tried a Redis cache; abandoned because …", "Redis cache (abandoned: too complex)".
+    r"[;(]\s*(?:abandoned|rejected|ruled out|dropped)\b|"
     r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|解决不了|不管用|没效果|没有效果|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
     (
         (("but",), r"(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b"),
