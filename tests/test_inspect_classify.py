@@ -252,3 +252,17 @@ def test_a_pi_branch_summary_keeps_the_approach_it_abandoned() -> None:
     result = inspect_stream(io.BytesIO(data))
     found = [c for c in result.candidates if "Redis cache" in c.content]
     assert [(c.kind, c.action) for c in found] == [("rejected", "keep")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From now on just run the unit tests before commits, CI does the rest.",
+        "Going forward, use pnpm.",
+        "从现在起，提交前只跑单元测试。",
+        "以后都用 pnpm。",
+    ],
+)
+def test_an_instruction_from_now_on_is_a_standing_rule(text: str) -> None:
+    assert kind(text) == "constraint"
+    assert kind(text, "assistant") != "constraint"  # a promise to follow it

@@ -193,7 +193,9 @@ CONSTRAINT = _StartOrAnywhere(
     r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|"
     r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
     r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
-    r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing))\b|"
+    r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing)|"
+    # A standing instruction: "From now on just run the unit tests before commits."
+    r"from now on|going forward|from here on(?: out)?|henceforth)\b|从现在起|从现在开始|从今以后|今后都|以后都|以后一律|"
     r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
     r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])",
 )
