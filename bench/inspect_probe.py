@@ -11,6 +11,11 @@ way. Every session opens with a neutral request and reply, so the statement repl
 never the owner's opening request. The probe was written after the rules it first
 measured and has since been used to improve them: it is a development set, like
 ``dev/``, and its figures say what the rules read, not how they generalise.
+
+``unseen.json`` says how they generalise: 60 replacements and 30 controls of the same
+shape, written later by another helper who saw neither the rules nor the first probe.
+No rule has been tuned on it, so ``make eval`` shows its totals only, never which
+sessions it misses (the held-out discipline of ``inspect_eval``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 from contextward.inspect import Candidate, Message, inspect_messages
 
 DATA = Path(__file__).parent / "data" / "inspect" / "probe" / "replacements.json"
+UNSEEN = DATA.with_name("unseen.json")
 _OPENING = {
     "en": [
         ("user", "I'm working on the backend repo today, I'll give you a few things to do."),
@@ -46,10 +52,11 @@ def _find(candidates: tuple[Candidate, ...], text: str) -> Candidate | None:
     return next((c for c in candidates if want in " ".join(c.content.split()).casefold()), None)
 
 
-def score() -> dict[str, Tally]:
-    """Per group ("replacements, en", "controls, zh", …): sessions, found, wrong."""
+def score(data: Path | None = None) -> dict[str, Tally]:
+    """Per group ("replacements, en", "controls, zh", …): sessions, found, wrong, for
+    the probe in ``data`` (the development probe by default)."""
     tallies: dict[str, Tally] = {}
-    for session in json.loads(DATA.read_text(encoding="utf-8"))["sessions"]:
+    for session in json.loads((data or DATA).read_text(encoding="utf-8"))["sessions"]:
         lang = "zh" if _CJK.search(session["messages"][0]["content"]) else "en"
         turns = [*_OPENING[lang], *((m["role"], m["content"]) for m in session["messages"])]
         result = inspect_messages([Message(f"m{n}", r, t) for n, (r, t) in enumerate(turns)])
@@ -94,13 +101,19 @@ HEAD = ["sessions", "count", "old statement retired", "something current retired
 
 
 def evaluate() -> str:
-    lines = ["replacement phrasings (bench/data/inspect/probe; a development set)"]
-    lines.append("  " + "".join(f"{h:>28}" for h in HEAD))
-    tallies = score()
-    for row in rows(tallies):
-        lines.append("  " + "".join(f"{v:>28}" for v in row))
-    missed = [m for t in tallies.values() for m in t.missed]
-    lines.append(f"  missed: {' '.join(missed) or 'none'}")
+    lines = []
+    for title, data in (
+        ("replacement phrasings (probe/replacements.json; a development set)", DATA),
+        ("unseen replacement phrasings (probe/unseen.json; never tuned on)", UNSEEN),
+    ):
+        lines.append(title)
+        lines.append("  " + "".join(f"{h:>28}" for h in HEAD))
+        tallies = score(data)
+        for row in rows(tallies):
+            lines.append("  " + "".join(f"{v:>28}" for v in row))
+        if data == DATA:
+            missed = [m for t in tallies.values() for m in t.missed]
+            lines.append(f"  missed: {' '.join(missed) or 'none'}")
     return "\n".join(lines)
 
 

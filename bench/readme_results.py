@@ -229,6 +229,14 @@ def probe_section() -> list[str]:
         "development set, like `dev/`.",
         "",
         *markdown_table(inspect_probe.HEAD, inspect_probe.rows()),
+        "",
+        "How that generalises: 60 replacements and 30 controls written later by another "
+        "helper, who saw neither the rules nor the first probe (`probe/unseen.json`, never "
+        "tuned on, so `make eval` shows its totals only).",
+        "",
+        *markdown_table(
+            inspect_probe.HEAD, inspect_probe.rows(inspect_probe.score(inspect_probe.UNSEEN))
+        ),
     ]
 
 

@@ -470,3 +470,23 @@ def test_the_replacement_probe_counts_found_missed_and_wrong(
     assert (found.sessions, found.found, found.missed, found.wrong) == (2, 1, ["R2"], [])
     assert tallies["controls, en"].wrong == ["C1"]
     assert probe.rows(tallies)[0] == ["replacements, en", "2", "1 of 2", "0"]
+
+
+@pytest.mark.parametrize("name", ["replacements.json", "unseen.json"])
+def test_every_probe_session_is_well_formed(name: str) -> None:
+    """Each session alternates roles from the user's, and every statement it names is in
+    one of its messages, so a miss is the rules' and never the data's."""
+    import json
+
+    import bench.inspect_probe as probe
+
+    sessions = json.loads(probe.DATA.with_name(name).read_text(encoding="utf-8"))["sessions"]
+    assert len({s["id"] for s in sessions}) == len(sessions)
+    for s in sessions:
+        roles = [m["role"] for m in s["messages"]]
+        assert roles == [("user", "assistant")[n % 2] for n in range(len(roles))], s["id"]
+        texts = [" ".join(m["content"].split()).casefold() for m in s["messages"]]
+        for said in [*s["replaced"], *s["current"], *s["either"]]:
+            want = " ".join(said.split()).casefold()
+            assert any(want in t for t in texts), (s["id"], said)
+        assert bool(s["replaced"]) is s["replaces"], s["id"]
