@@ -20,15 +20,23 @@ sessions it misses (the held-out discipline of ``inspect_eval``).
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from bench.inspect_provider import Recording, Replay, digest
+from contextward.hosts.bridge_library import HostCandidates
 from contextward.inspect import Candidate, Message, inspect_messages
+from contextward.inspect.provider import asked
 
 DATA = Path(__file__).parent / "data" / "inspect" / "probe" / "replacements.json"
 UNSEEN = DATA.with_name("unseen.json")
+#: Provider mode's recorded answers: ``provider/<probe>/<session id>.json``.
+RECORDED = DATA.with_name("provider")
 _OPENING = {
     "en": [
         ("user", "I'm working on the backend repo today, I'll give you a few things to do."),
@@ -52,14 +60,43 @@ def _find(candidates: tuple[Candidate, ...], text: str) -> Candidate | None:
     return next((c for c in candidates if want in " ".join(c.content.split()).casefold()), None)
 
 
-def score(data: Path | None = None) -> dict[str, Tally]:
+def _sessions(data: Path) -> list[dict[str, Any]]:
+    return list(json.loads(data.read_text(encoding="utf-8"))["sessions"])
+
+
+def _language(session: dict[str, Any]) -> str:
+    return "zh" if _CJK.search(session["messages"][0]["content"]) else "en"
+
+
+def messages(session: dict[str, Any]) -> list[Message]:
+    """The session as inspected: the neutral opening, then its own messages."""
+    turns = [
+        *_OPENING[_language(session)],
+        *((m["role"], m["content"]) for m in session["messages"]),
+    ]
+    return [Message(f"m{n}", r, t) for n, (r, t) in enumerate(turns)]
+
+
+def _recording(data: Path, sid: str) -> Recording | None:
+    path = RECORDED / data.stem / f"{sid}.json"
+    if not path.is_file():
+        return None
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return Recording(str(raw["model"]), str(raw["prompt_sha256"]), str(raw["answer"]))
+
+
+def score(data: Path | None = None, *, provider: bool = False) -> dict[str, Tally]:
     """Per group ("replacements, en", "controls, zh", …): sessions, found, wrong, for
-    the probe in ``data`` (the development probe by default)."""
+    the probe in ``data`` (the development probe by default). ``provider``: in provider
+    mode, from the recorded answers (a session without a current one runs in rules mode,
+    as it would live)."""
+    data = data or DATA
     tallies: dict[str, Tally] = {}
-    for session in json.loads((data or DATA).read_text(encoding="utf-8"))["sessions"]:
-        lang = "zh" if _CJK.search(session["messages"][0]["content"]) else "en"
-        turns = [*_OPENING[lang], *((m["role"], m["content"]) for m in session["messages"])]
-        result = inspect_messages([Message(f"m{n}", r, t) for n, (r, t) in enumerate(turns)])
+    for session in _sessions(data):
+        lang = _language(session)
+        recording = _recording(data, session["id"]) if provider else None
+        host = HostCandidates(Replay(recording)) if recording is not None else None
+        result = inspect_messages(messages(session), provider=host)
         matched = set()
         found = True
         for text in session["replaced"]:
@@ -98,6 +135,20 @@ def rows(tallies: dict[str, Tally] | None = None) -> list[list[str]]:
 
 
 HEAD = ["sessions", "count", "old statement retired", "something current retired"]
+BOTH_HEAD = [
+    "sessions",
+    "count",
+    "rules: old retired",
+    "rules: current retired",
+    "provider: old retired",
+    "provider: current retired",
+]
+
+
+def both_rows(data: Path) -> list[list[str]]:
+    """Rules and provider mode side by side, one row per group."""
+    rules, provider = score(data), score(data, provider=True)
+    return [[*row, *theirs[2:]] for row, theirs in zip(rows(rules), rows(provider), strict=True)]
 
 
 def evaluate() -> str:
@@ -106,16 +157,82 @@ def evaluate() -> str:
         ("replacement phrasings (probe/replacements.json; a development set)", DATA),
         ("unseen replacement phrasings (probe/unseen.json; never tuned on)", UNSEEN),
     ):
-        lines.append(title)
-        lines.append("  " + "".join(f"{h:>28}" for h in HEAD))
-        tallies = score(data)
-        for row in rows(tallies):
-            lines.append("  " + "".join(f"{v:>28}" for v in row))
+        lines.append(f"{title}; provider mode from {recorded(data)} recorded answers")
+        lines.append("  " + "".join(f"{h:>26}" for h in BOTH_HEAD))
+        for row in both_rows(data):
+            lines.append("  " + "".join(f"{v:>26}" for v in row))
         if data == DATA:
-            missed = [m for t in tallies.values() for m in t.missed]
-            lines.append(f"  missed: {' '.join(missed) or 'none'}")
+            missed = [m for t in score(data).values() for m in t.missed]
+            lines.append(f"  missed by the rules: {' '.join(missed) or 'none'}")
     return "\n".join(lines)
 
 
-if __name__ == "__main__":
+def recorded(data: Path) -> str:
+    """How many sessions of ``data`` have a current recorded answer ("90 of 90")."""
+    every = _sessions(data)
+    current = sum(
+        1
+        for session in every
+        if (r := _recording(data, session["id"])) is not None
+        and r.prompt_sha256 == digest(asked(messages(session)))
+    )
+    return f"{current} of {len(every)}"
+
+
+def export(out: Path) -> int:
+    """Write every probe session's provider prompt under a neutral number."""
+    out.mkdir(parents=True, exist_ok=True)
+    every = [(data, s) for data in (DATA, UNSEEN) for s in _sessions(data)]
+    every.sort(key=lambda pair: digest(pair[0].stem + "/" + pair[1]["id"]))
+    mapping = {}
+    for number, (data, session) in enumerate(every, 1):
+        key = f"{number:03d}"
+        text = asked(messages(session))
+        (out / f"{key}.prompt.txt").write_text(text, encoding="utf-8")
+        mapping[key] = {"probe": data.stem, "session": session["id"], "prompt_sha256": digest(text)}
+    (out / "map.json").write_text(json.dumps(mapping, indent=1) + "\n", encoding="utf-8")
+    print(f"{len(mapping)} prompts in {out}")
+    return 0
+
+
+def record(source: Path, model: str) -> int:
+    """Record every ``source/NNN.answer.txt`` as the answer to its prompt."""
+    mapping = json.loads((source / "map.json").read_text(encoding="utf-8"))
+    done = 0
+    for key, where in sorted(mapping.items()):
+        answer = source / f"{key}.answer.txt"
+        if not answer.is_file():
+            continue
+        target = RECORDED / where["probe"] / f"{where['session']}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        entry = {
+            "model": model,
+            "prompt_sha256": where["prompt_sha256"],
+            "answer": answer.read_text(encoding="utf-8"),
+        }
+        target.write_text(json.dumps(entry, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        done += 1
+    print(f"{done} of {len(mapping)} answers recorded under {RECORDED}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.inspect_probe")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("score", help="print the probes' scores (the default)")
+    exp = sub.add_parser("export", help="write every session's provider prompt")
+    exp.add_argument("dir", type=Path)
+    imp = sub.add_parser("import", help="record the answers written beside the prompts")
+    imp.add_argument("dir", type=Path)
+    imp.add_argument("--model", required=True, help="which model answered, as recorded")
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        return export(args.dir)
+    if args.command == "import":
+        return record(args.dir, args.model)
     print(evaluate())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -226,17 +226,17 @@ def probe_section() -> list[str]:
         'people say it ("let\'s go with SQS", "make it 5 attempts", "drop the redis idea", '
         '"WebSocket 先不上了"), and controls in which nothing is replaced but the words look '
         "alike. A helper wrote them to probe the rules, which were then improved on them: a "
-        "development set, like `dev/`.",
+        "development set, like `dev/`. Provider mode replays a model's recorded answer to "
+        f"each session's prompt ({inspect_probe.recorded(inspect_probe.DATA)} recorded).",
         "",
-        *markdown_table(inspect_probe.HEAD, inspect_probe.rows()),
+        *markdown_table(inspect_probe.BOTH_HEAD, inspect_probe.both_rows(inspect_probe.DATA)),
         "",
         "How that generalises: 60 replacements and 30 controls written later by another "
         "helper, who saw neither the rules nor the first probe (`probe/unseen.json`, never "
-        "tuned on, so `make eval` shows its totals only).",
+        "tuned on, so `make eval` shows its totals only; "
+        f"{inspect_probe.recorded(inspect_probe.UNSEEN)} recorded).",
         "",
-        *markdown_table(
-            inspect_probe.HEAD, inspect_probe.rows(inspect_probe.score(inspect_probe.UNSEEN))
-        ),
+        *markdown_table(inspect_probe.BOTH_HEAD, inspect_probe.both_rows(inspect_probe.UNSEEN)),
     ]
 
 

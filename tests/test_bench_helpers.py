@@ -490,3 +490,59 @@ def test_every_probe_session_is_well_formed(name: str) -> None:
             want = " ".join(said.split()).casefold()
             assert any(want in t for t in texts), (s["id"], said)
         assert bool(s["replaced"]) is s["replaces"], s["id"]
+
+
+def test_the_probe_replays_a_recorded_answer_in_provider_mode_and_only_a_current_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import bench.inspect_probe as probe
+
+    from contextward.inspect.provider import asked
+
+    choice = "Use SQLite for the invoice store."
+    new = "Put the invoices in PostgreSQL from now on, please."
+    session = {
+        "id": "R1",
+        "pattern": "test",
+        "replaces": True,
+        "messages": [
+            {"role": "user", "content": choice},
+            {"role": "assistant", "content": "OK."},
+            {"role": "user", "content": new},
+        ],
+        "replaced": [choice],
+        "current": [new],
+        "either": [],
+    }
+    data = tmp_path / "replacements.json"
+    data.write_text(json.dumps({"sessions": [session]}), encoding="utf-8")
+    monkeypatch.setattr(probe, "DATA", data)
+    monkeypatch.setattr(probe, "RECORDED", tmp_path / "provider")
+    answer = {
+        "candidates": [
+            {"kind": "decision", "content": new, "source": "m4", "replaces": choice},
+        ]
+    }
+    exported = tmp_path / "out"
+    monkeypatch.setattr(probe, "UNSEEN", data)  # export writes both probes' prompts
+    assert probe.export(exported) == 0
+    mapping = json.loads((exported / "map.json").read_text(encoding="utf-8"))
+    key = next(k for k, v in mapping.items() if v["session"] == "R1")
+    assert (exported / f"{key}.prompt.txt").read_text(encoding="utf-8") == asked(
+        probe.messages(session)
+    )
+    (exported / f"{key}.answer.txt").write_text(json.dumps(answer), encoding="utf-8")
+    assert probe.record(exported, "test model") == 0
+
+    assert probe.score(data)["replacements, en"].found == 0  # the rules miss it
+    assert probe.score(data, provider=True)["replacements, en"].found == 1
+    assert probe.recorded(data) == "1 of 1"
+
+    # An answer to another prompt is stale: that session runs in rules mode.
+    stored = tmp_path / "provider" / "replacements" / "R1.json"
+    entry = json.loads(stored.read_text(encoding="utf-8"))
+    stored.write_text(json.dumps({**entry, "prompt_sha256": "0" * 64}), encoding="utf-8")
+    assert probe.score(data, provider=True)["replacements, en"].found == 0
+    assert probe.recorded(data) == "0 of 1"
