@@ -266,3 +266,10 @@ def test_a_pi_branch_summary_keeps_the_approach_it_abandoned() -> None:
 def test_an_instruction_from_now_on_is_a_standing_rule(text: str) -> None:
     assert kind(text) == "constraint"
     assert kind(text, "assistant") != "constraint"  # a promise to follow it
+
+
+def test_fullwidth_letters_and_digits_read_as_ascii_and_stay_verbatim() -> None:
+    rule = "ｎｅｖｅｒ　ｐｕｓｈ　ｔｏ　ｍａｉｎ"
+    assert kind(rule) == "constraint"
+    result = run(Message("u1", "user", "发布前先跑测试。"), Message("u2", "user", rule))
+    assert only(result, rule).kind == "constraint"  # its content as typed

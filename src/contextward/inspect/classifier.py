@@ -96,7 +96,7 @@ _INSTEAD_OF = re.compile(
 
 def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     """The kind of ``unit`` (the ``index``-th of its message) said in ``ctx``, with why."""
-    text = unit.text
+    text = lx.narrow(unit.text)
     low = text.lower()
     if unit.boilerplate:
         return _noise("transient", 0.95, "the host's boilerplate around a compaction summary")

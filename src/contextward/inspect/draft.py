@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .lexicon import narrow
+
 
 @dataclass(slots=True)
 class Draft:
@@ -28,3 +30,8 @@ class Draft:
     item: int | None = None
     supersedes: list[str] = field(default_factory=list)
     superseded_by: str | None = None
+    #: ``content`` as the rules read it (fullwidth letters and digits as ASCII).
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        self.text = narrow(self.content)

@@ -168,20 +168,20 @@ def link(drafts: Sequence[Draft]) -> None:
             new.role == "user"
             and not new.replaces
             and new.kind != "correction"
-            and _IT.search(new.content.casefold())
+            and _IT.search(new.text.casefold())
         ):
             # "Move it to 4am", "Lower that to 70%": a new value for the one last said.
             implied = _implied(new, recent)
             for old in _same_value(new, _open(recent, new), implied=implied):
                 if may_retire(new.role, old.role):
                     _retire(old, new)
-        if new.role == "user" and not new.replaces and _COUNTER.search(new.content.casefold()):
+        if new.role == "user" and not new.replaces and _COUNTER.search(new.text.casefold()):
             plan = _last_plan(new, recent)
             if plan is not None:
                 _retire(plan, new)
-                for old in _echoed(plan, recent) if not _values(new.content) else ():
+                for old in _echoed(plan, recent) if not _values(new.text) else ():
                     _retire(old, new)
-        if new.role == "user" and _LIFTS.search(new.content.casefold()):
+        if new.role == "user" and _LIFTS.search(new.text.casefold()):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach.
             for old in _lifted(new, _recent(memory, index, FAR_REACH)):
@@ -211,9 +211,9 @@ def link(drafts: Sequence[Draft]) -> None:
             if undone:
                 _retire_values(new, recent)  # "我改主意了，超时设成 15 秒"
                 continue  # what it takes back is known; nothing else is guessed
-        if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.content)):
+        if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.text)):
             continue
-        if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.content)):
+        if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.text)):
             # "PNG uploads need it too" adds beside what was said; "make it 20 per minute,
             # not 30 — the other team also calls them" explains with an "also".
             continue
@@ -225,7 +225,7 @@ def link(drafts: Sequence[Draft]) -> None:
         # things are: only a choice or a correction retires everything that names what it
         # turns down.
         if new.kind in ("fact", "state") and (
-            _retire_values(new, recent) or not _MOVES_ON.search(new.content.casefold())
+            _retire_values(new, recent) or not _MOVES_ON.search(new.text.casefold())
         ):
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
@@ -240,7 +240,7 @@ def link(drafts: Sequence[Draft]) -> None:
             and (new.replaces or old.kind == "decision" or _proposal(new, old))
             and may_retire(new.role, old.role)
         ]
-        subject = None if new.kind in ("fact", "state") else replaced_subject(new.content)
+        subject = None if new.kind in ("fact", "state") else replaced_subject(new.text)
         named = _named(subject, earlier, new)
         if new.role == "assistant":
             # "I'll cap it per pod rather than per partition" revises the assistant's own
@@ -262,7 +262,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Then Papa Parse is off the table" drops the assistant's own plan it names.
             # An owner's trial ("先换成 jemalloc 试试") is ruled out by its result too.
             target = _rejected_proposal(new, _open(recent, new), own=True)
-        values = _values(new.content)
+        values = _values(new.text)
         # "actually keep them for 30 days" after "I'll write backup.sh …, and add a rule
         # that expires objects after 14 days": the new value retires the statement of the
         # old one; the plan beside it goes only if no statement of the value does.
@@ -270,7 +270,7 @@ def link(drafts: Sequence[Draft]) -> None:
             target is not None
             and not named
             and bool(values)
-            and not values.keys() & _values(target.content).keys()
+            and not values.keys() & _values(target.text).keys()
         )
         if target is not None and not detail:
             _retire(target, new)
@@ -365,7 +365,7 @@ _LIFTS = re.compile(
 
 def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The owner's rules ``new`` lifts: a constraint of theirs it shares two words with."""
-    words = _words(new.content)
+    words = _words(new.text)
     return [
         old
         for old in recent
@@ -373,7 +373,7 @@ def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         and old.role == "user"
         and old.superseded_by is None
         and old.position < new.position
-        and len(words & _words(old.content)) >= 2
+        and len(words & _words(old.text)) >= 2
     ]
 
 
@@ -427,7 +427,7 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     not X. "let's go with X" retires the assistant's plan in the turn just before when
     that plan names something and not X, and the owner's directive the plan carried out.
     """
-    low = new.content.casefold()
+    low = new.text.casefold()
     over = _OVER.match(low)
     if over is not None:
         pick, dropped = over.group("pick"), over.group("dropped")
@@ -438,8 +438,8 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             and old.superseded_by is None
             and new.turn - old.turn <= CORRECTION_REACH
             and may_retire(new.role, old.role)
-            and dropped in _names(old.content, loose=True)
-            and pick not in _names(old.content, loose=True)
+            and dropped in _names(old.text, loose=True)
+            and pick not in _names(old.text, loose=True)
         ]
     match = _PICK.match(low)
     if match is None:
@@ -448,7 +448,7 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
         return []  # "let's go with that", "go with option 2", "go with 4 workers"
     plan = _last_plan(new, recent)
-    if plan is None or not _names(plan.content) or pick in _names(plan.content, loose=True):
+    if plan is None or not _names(plan.text) or pick in _names(plan.text, loose=True):
         return []
     return [plan, *_echoed(plan, recent)]
 
@@ -475,17 +475,17 @@ def _moved(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """What the owner said of a path that ``new`` moves elsewhere: a path with the same
     last part ("/tmp/reports" for "/srv/reports", "/data/upload" for "/mnt/oss/upload"),
     said within a correction's reach and not said again in ``new``."""
-    low = new.content.casefold()
+    low = new.text.casefold()
     if "/" not in low or not _MOVE_CUE.search(low):
         return []
-    paths = {p.rstrip("/.") for p in _PATH.findall(new.content)}
+    paths = {p.rstrip("/.") for p in _PATH.findall(new.text)}
     last = {p.rsplit("/", 1)[-1] for p in paths} - {""}
     if not last:
         return []
     out = []
     for old in recent:
         if _called_off(old, new) and new.turn - old.turn <= CORRECTION_REACH:
-            theirs = {p.rstrip("/.") for p in _PATH.findall(old.content)}
+            theirs = {p.rstrip("/.") for p in _PATH.findall(old.text)}
             if any(p not in paths and p.rsplit("/", 1)[-1] in last for p in theirs):
                 out.append(old)
     return out
@@ -538,9 +538,9 @@ def _undone(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     What already says what ``new`` goes back to ("The batch size is 200 right now" for
     "go back to 200") is a statement, not a directive, and stays.
     """
-    low = new.content.casefold()
+    low = new.text.casefold()
     undo = _UNDO.search(low)
-    if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.content))):
+    if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.text))):
         return []
     asked = [
         old
@@ -557,14 +557,14 @@ def _undone(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         # With a plan between, what it goes back on is the plan and the ask it carried out
         # ("Switch the logger to structlog." behind "Switched to structlog"), not the aim
         # it served ("Make the logs readable.").
-        done = _words(plan.content)
-        asked = [old for old in asked if done & _words(old.content)]
+        done = _words(plan.text)
+        asked = [old for old in asked if done & _words(old.text)]
     if asked:
-        words = _words(new.content)
+        words = _words(new.text)
         asked = [old for old in asked if old.turn == asked[-1].turn]
         # The most shared words win; a tie goes to the later statement.
-        best = max(reversed(asked), key=lambda old: len(words & _words(old.content)))
-        if words & _words(best.content):
+        best = max(reversed(asked), key=lambda old: len(words & _words(old.text)))
+        if words & _words(best.text):
             out.append(best)
         elif not undo or undo["plain"] or undo["plain2"]:
             # "Change of plan: we're going straight to prod" and "go back to 200" take back
@@ -592,7 +592,7 @@ def _called_off(old: Draft, new: Draft) -> bool:
 
 def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The recent statements about the thing the owner calls off ("drop the redis idea")."""
-    low = new.content.casefold()
+    low = new.text.casefold()
     match = _CANCEL.search(low) if any(cue in low for cue in _CANCEL_CUES) else None
     if match is None:
         return []
@@ -604,9 +604,7 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         return []
     wanted = min(2, len(words))
     return [
-        old
-        for old in recent
-        if _called_off(old, new) and len(words & _words(old.content)) >= wanted
+        old for old in recent if _called_off(old, new) and len(words & _words(old.text)) >= wanted
     ]
 
 
@@ -614,9 +612,9 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The earlier choices about the thing ``new`` points at something new, that do not
     already name the new thing: "Use SQLite for the invoice store." (and the assistant's
     "I'll store invoices in SQLite.") for "Switch the invoice store to PostgreSQL."."""
-    low = new.content.casefold()
+    low = new.text.casefold()
     match = _REPOINT.search(low) if any(cue in low for cue in _REPOINT_CUES) else None
-    if match is None or _ADDITIVE.search(new.content):
+    if match is None or _ADDITIVE.search(new.text):
         return []
     thing = match.group("thing") or match.group("thing2") or match.group("thing3")
     thing = thing or match.group("thing4")
@@ -633,14 +631,14 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         if (
             not (
                 old.kind in _POINTED
-                or (old.kind in _STATED and old.role == "user" and _names(old.content))
+                or (old.kind in _STATED and old.role == "user" and _names(old.text))
             )
             or old.superseded_by is not None
             or old.position >= new.position
             or not may_retire(new.role, old.role)
         ):
             continue
-        have = _words(old.content)
+        have = _words(old.text)
         if len(words & have) >= wanted and not _mentions(have, named):
             out.append(old)
     return out
@@ -682,7 +680,7 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """
     if plan.role != "assistant" or plan.kind not in ("decision", "todo", "fact"):
         return []
-    names = _names(plan.content)
+    names = _names(plan.text)
     return [
         old
         for old in recent
@@ -691,7 +689,7 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
         and old.superseded_by is None
         and old.turn < plan.turn
         and plan.turn - old.turn <= ADJACENT
-        and names & _names(old.content, loose=True)
+        and names & _names(old.text, loose=True)
     ]
 
 
@@ -740,13 +738,13 @@ _IT = re.compile(
 def _implied(new: Draft, earlier: Sequence[Draft]) -> dict[str, float]:
     """For "make it 90 days": the value last said in each dimension the new one sets, in
     reach (retired or not), which every open statement of it then shares."""
-    if not _IT.search(new.content.casefold()):
+    if not _IT.search(new.text.casefold()):
         return {}
     out: dict[str, float] = {}
     for old in reversed(earlier):
         if new.turn - old.turn > CORRECTION_REACH:
             break
-        for dim, numbers in _values(old.content).items():
+        for dim, numbers in _values(old.text).items():
             out.setdefault(dim, numbers[0])
     return out
 
@@ -787,7 +785,7 @@ def _numbered(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
     number; when that message has several lists, the last one's."""
     if new.role != "user":
         return []
-    low = new.content.casefold()
+    low = new.text.casefold()
     match = _ITEM_REFERENCE.match(low)
     if not match:
         return []
@@ -825,7 +823,7 @@ def _turned_down(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
     must be in it)."""
     if new.role != "user":
         return []
-    match = _NO_THING.match(new.content.casefold())
+    match = _NO_THING.match(new.text.casefold())
     if not match:
         return []
     named = _terms(match.group(1))
@@ -840,7 +838,7 @@ def _turned_down(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
             and old.superseded_by is None
         ):
             # "env var" names "environment variable", "Docker" names "a Dockerfile".
-            theirs = _terms(old.content)
+            theirs = _terms(old.text)
             if all(any(t.startswith(w) for t in theirs) for w in named):
                 best = [old]  # the last one that names them all
     return best
@@ -862,7 +860,7 @@ def _directive(draft: Draft) -> bool:
         return True
     # "scale janitor to 0, you have write on checkout for that": the first clause says
     # what it is; what follows may explain it in any form.
-    return draft.kind == "fact" and not DECLARATIVE.search(_first_clause(draft.content))
+    return draft.kind == "fact" and not DECLARATIVE.search(_first_clause(draft.text))
 
 
 def _first_clause(text: str) -> str:
@@ -1180,11 +1178,11 @@ def _same_value(
     minutes" restores the 5 that was replaced), so two timeouts of different things
     never retire each other. A correction (``same_subject``) never retires a rule.
     """
-    mine = _values(new.content)
+    mine = _values(new.text)
     if not mine:
         return []
-    low = new.content.casefold()
-    words = _subject_words(new.content)
+    low = new.text.casefold()
+    words = _subject_words(new.text)
     faulted = _faulted(low)
     kept = _kept(low)
     named_values = _named_values(low)
@@ -1198,10 +1196,10 @@ def _same_value(
             break
         if faulted and old.kind != "goal" and gap <= CORRECTION_REACH:
             # "max_ttl 24h is too short": the value it faults, where it was set.
-            theirs = _values(old.content)
+            theirs = _values(old.text)
             if any(
                 set(theirs.get(dim, ())) & set(bad) for dim, bad in faulted.items()
-            ) and words & _subject_words(old.content):
+            ) and words & _subject_words(old.text):
                 out.append(old)
                 continue
         if old.kind == "goal" or (
@@ -1216,7 +1214,7 @@ def _same_value(
             )
         ):
             continue
-        theirs = _values(old.content)
+        theirs = _values(old.text)
         # "max 3 attempts" then "make it 5 attempts": the limit the owner set, referred to
         # by "it", moves; a limit stated as a fact ("their ops allow max 30/min") stays.
         referred = (
@@ -1224,7 +1222,7 @@ def _same_value(
             and old.kind in _DIRECTIVE
             and any(implied.get(dim) in numbers for dim, numbers in theirs.items())
         )
-        if not moves_limits and not referred and _bounded(old.content):
+        if not moves_limits and not referred and _bounded(old.text):
             # "p99 should be under 50ms" is a limit; "make it every 10 minutes" sets how
             # often: a new setting never moves a limit.
             continue
@@ -1249,7 +1247,7 @@ def _same_value(
                 or previous[0] in numbers[1:]
                 # Prices of different things share words ("monthly", "plan"): one price
                 # replaces another only when the statement names the old one.
-                or (dim != "money" and bool(words & _subject_words(old.content)))
+                or (dim != "money" and bool(words & _subject_words(old.text)))
             )
             if related:
                 out.append(old)
@@ -1305,7 +1303,7 @@ def _named(subject: str | None, earlier: list[Draft], new: Draft) -> list[Draft]
     if " " in subject:
         needles.append(subject.split()[0].casefold())
     for needle in needles:
-        found = [old for old in reversed(earlier) if needle in old.content.casefold()]
+        found = [old for old in reversed(earlier) if needle in old.text.casefold()]
         near = [old for old in found if new.turn - old.turn <= CORRECTION_REACH]
         if near:
             return near
@@ -1327,7 +1325,7 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
         return _rejected_proposal(new, earlier)
     if new.kind != "correction":
         return _replaced_plan(new, earlier) if new.replaces else None
-    words = _words(new.content)
+    words = _words(new.text)
     best: Draft | None = None
     best_score = 0
     for old in reversed(earlier):
@@ -1338,7 +1336,7 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
         if old.kind == "decision":
             return old
         if old.kind in ("fact", "state"):
-            score = len(words & _words(old.content))
+            score = len(words & _words(old.text))
             if score > best_score:
                 best, best_score = old, score
     if best is not None:
@@ -1346,7 +1344,7 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
         # back their own directive ("switch the issuer to dns-01"), which the assistant's
         # finding only reported on. A directive it shares as much with wins.
         owner = _closest(new, [d for d in earlier if _directive(d)])
-        if owner is not None and len(words & _words(owner.content)) >= best_score:
+        if owner is not None and len(words & _words(owner.text)) >= best_score:
             return owner
     return best
 
@@ -1354,11 +1352,11 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
 def _replaced_plan(new: Draft, earlier: list[Draft]) -> Draft | None:
     """ "Use grpc instead for service5" right after "I'll use a worker pool for service5":
     the assistant's last plan in the turn just before that shares a word with it."""
-    words = _words(new.content)
+    words = _words(new.text)
     for old in reversed(earlier):
         if new.turn - old.turn > ADJACENT:
             return None
-        if old.role == "assistant" and old.kind == "decision" and words & _words(old.content):
+        if old.role == "assistant" and old.kind == "decision" and words & _words(old.text):
             return old
     return None
 
@@ -1382,20 +1380,20 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
     ("how long would the copy take?") the rejection must name two. A stated plan
     outranks a finding that happens to share a word with it.
     """
-    named = _latin(_words(new.content))
+    named = _latin(_words(new.text))
     best: Draft | None = None
     best_score = (False, 0)
     for old in reversed(earlier):
         gap = new.turn - old.turn
         if gap > CORRECTION_REACH:
             break
-        trial = own and old.role == "user" and bool(_TRIAL.search(old.content.casefold()))
+        trial = own and old.role == "user" and bool(_TRIAL.search(old.text.casefold()))
         if (old.role != "assistant" and not trial) or old.kind not in ("decision", "fact"):
             continue
-        shared = len(named & _words(old.content))
+        shared = len(named & _words(old.text))
         if shared < (1 if gap <= ADJACENT and not own else 2):
             continue
-        plan = old.kind == "decision" or bool(_PLAN.search(old.content.casefold()))
+        plan = old.kind == "decision" or bool(_PLAN.search(old.text.casefold()))
         if own and not plan:
             continue  # what it found stays found
         score = (plan, shared)
@@ -1409,7 +1407,7 @@ def _latin(words: frozenset[str]) -> frozenset[str]:
 
 
 def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
-    words = _words(new.content)
+    words = _words(new.text)
     if new.kind == "rejected":
         # What a rejection retires must name the same thing: compare Latin words only, as
         # shared Chinese bigrams say little about the subject.
@@ -1419,7 +1417,7 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     # something: one shared word is enough, but only within a short reach.
     near = new.kind in ("correction", "rejected")
     best_score = 0 if new.kind == "correction" else 1
-    if new.kind == "rejected" and _CJK.search(new.content):
+    if new.kind == "rejected" and _CJK.search(new.text):
         best_score = 0
     for old in reversed(earlier):
         if (
@@ -1436,7 +1434,7 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
             continue  # an assistant's finding is corrected outright (_answered), not by overlap
         if near and new.turn - old.turn > CORRECTION_REACH:
             break
-        score = len(words & _words(old.content))
+        score = len(words & _words(old.text))
         if old.kind == "todo" and score < 2:
             continue  # open work is retired only by a correction clearly about it
         if score and new.kind == "correction" and (old.role == "user" or old.kind == "decision"):
