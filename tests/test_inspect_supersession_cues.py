@@ -1200,3 +1200,13 @@ def test_the_owner_moving_a_path_retires_where_it_was(
     said: str, reply: str, then: str, moved: bool
 ) -> None:
     assert retired(after_a_reply(said, reply, then), said) is moved
+
+
+def test_a_new_value_naming_an_old_one_no_one_said_refines_the_plan() -> None:
+    plan = "Decision: use nginx limit_req with a zone per sender IP."
+    result = run(
+        Message("u1", "user", "We need to add rate limiting to the public webhook endpoint."),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", "Make it 20 requests per minute, not 60."),
+    )
+    assert not retired(result, plan)

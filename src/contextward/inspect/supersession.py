@@ -281,14 +281,19 @@ def link(drafts: Sequence[Draft]) -> None:
         # The values it changes; a statement that changes none of them, and names
         # nothing, retires the statement it shares the most words with.
         changed = _retire_values(new, recent)
+        refined = False
         if detail and target is not None:
-            if changed:
+            # "Make it 20 requests per minute, not 60": the 60 it names is nowhere in the
+            # plan, which it refines rather than replaces.
+            refined = not changed and bool(_named_values(new.text.casefold()))
+            if changed or refined:
                 target = None
             else:
                 _retire(target, new)
         if (
             target is None
             and not changed
+            and not refined
             and not (new.kind == "correction" and new.turn == corrected_turn)
             # The assistant retires only what it names or a value it changes: shared
             # words alone retire its own findings when it merely elaborates on them.
@@ -914,7 +919,7 @@ _RATE = re.compile(
     r"(second|sec|minute|min|hour|hr|day|s|h)s?\b"
 )
 # "not 8", "instead of 5", "而不是 3": a bare number named as the one replaced.
-_NOT_BARE = re.compile(r"(?:\bnot|\binstead of|而不是|不是)\s*(\d+(?:\.\d+)?)(?![\w.%])")
+_NOT_BARE = re.compile(r"(?:\bnot|\binstead of|而不是|不是)\s*(\d+(?:\.\d+)?)(?![\w%]|\.\d)")
 # "2027-06-30": a date is a value of its own dimension.
 _DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?![\w.])")
 # "$9/mo", "€12", "¥99": an amount of money ("99 元" is read as a unit of its own).
