@@ -1210,3 +1210,44 @@ def test_a_new_value_naming_an_old_one_no_one_said_refines_the_plan() -> None:
         Message("u2", "user", "Make it 20 requests per minute, not 60."),
     )
     assert not retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then"),
+    [
+        ("Use Jest for the tests.", "OK.", "actually use Vitest instead."),
+        ("Deploy to us-east-1.", "OK.", "Actually deploy to eu-west-1 instead."),
+        ("数据库用 PostgreSQL。", "好的。", "还是用 MySQL 吧，运维只维护 MySQL。"),
+        (
+            "Build the form.",
+            "I'll use react-hook-form for the form.",
+            "Actually, let's use Formik instead",
+        ),
+        (
+            "Build a cache layer.",
+            "I'll use Redis for the cache.",
+            "actually use Memcached instead.",
+        ),
+    ],
+)
+def test_naming_another_in_place_of_the_last_choice_retires_it(
+    said: str, reply: str, then: str
+) -> None:
+    result = after_a_reply(said, reply, then)
+    replaced = reply if reply.startswith("I'll") else said
+    assert retired(result, replaced)
+    assert not retired(result, then)
+    if replaced == reply:
+        assert not retired(result, said)  # the aim the plan served
+
+
+@pytest.mark.parametrize(
+    ("said", "then"),
+    [
+        ("Add unit tests for the parser.", "Actually, write the tests with pytest instead."),
+        ("Use Jest for the tests.", "actually use it for the e2e suite too."),
+        ("数据库用 PostgreSQL。", "还是用 PostgreSQL 吧，别换了。"),
+    ],
+)
+def test_an_instead_that_keeps_the_choice_retires_nothing(said: str, then: str) -> None:
+    assert not retired(after_a_reply(said, "OK.", then), said)

@@ -230,6 +230,14 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _mem("decision", 0.82, "how the assistant says the system will behave", replaces())
     if lx.STATE.search(low) and not _QUESTION.search(text):
         return _mem("state", 0.82, f"the current state, per {speaker}", replaces())
+    if (
+        ctx.role == "assistant"
+        and lx.INTENT.match(low)
+        and _NAMES_TOOL.search(text)
+        and not (_QUESTION.search(text) or lx.EPILOGUE.search(low))
+    ):
+        # "I'll use Redis for the cache." is a plan; "the API uses Redis" is a fact.
+        return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
     if lx.FACT.search(low) and not _QUESTION.search(text):
         return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
     if (
@@ -350,8 +358,12 @@ def _not_yet(low: str) -> bool:
     return low.rstrip(" .!。").endswith(" yet") and ("n't" in low or "not " in low)
 
 
-# "I'll store invoices in SQLite.": a short plan that names what it builds with.
-_NAMES_TOOL = re.compile(r"\b(?:in|with|via|using) `?[A-Z][\w.+-]+")
+# "I'll store invoices in SQLite.", "I'll use react-hook-form for the form.": a short
+# plan that names what it builds with.
+_NAMES_TOOL = re.compile(
+    r"\b(?:in|with|via|using|use|adopt|switch to|go with) `?"
+    r"(?:[A-Z][\w.+-]+|[a-z][a-z\d]*[-_.][\w.-]*[a-z\d])"
+)
 
 
 def _narrates(text: str, low: str) -> bool:

@@ -193,6 +193,9 @@ def link(drafts: Sequence[Draft]) -> None:
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
+            pick = _pick_of(new.text.casefold())
+            if pick and any(pick in _names(d.text, loose=True) for d in _last_asked(new, recent)):
+                continue  # "还是用 PostgreSQL 吧" names the owner's last choice again: it stays
             # "change the output dir to /srv/reports" after "Write the reports to /tmp/reports".
             for old in _moved(new, recent):
                 _retire(old, new)
@@ -415,7 +418,8 @@ _STATED = frozenset({"fact", "state"})
 # "nah postgres, we already run it", "I'd rather use lark", "就用 RabbitMQ 吧".
 _PICK = re.compile(
     r"^(?:(?:hmm+|ok(?:ay)?|nah|no|yeah|well|actually|then)[,.!]*\s+)*"
-    r"(?:let'?s (?:go with|use)|go with|(?:i'?d )?rather (?:use|go with|have))\s+"
+    r"(?:let'?s (?:go with|use)|go with|(?:i'?d )?rather (?:use|go with|have)|"
+    r"use(?=\s+`?[\w][\w.+-]*`?\s+instead\b))\s+"
     r"(?:a |an |the |plain |just )?(?P<pick>`?[\w][\w.+-]*)|"
     # "nah postgres, we already run it"; "nah forget it" picks nothing.
     r"^(?:hmm+[,.]*\s+)?nah,?\s+(?P<pick3>[\w][\w.+-]*)(?=\s*(?:[,.;!]|$))|"
@@ -446,16 +450,50 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             and dropped in _names(old.text, loose=True)
             and pick not in _names(old.text, loose=True)
         ]
-    match = _PICK.match(low)
-    if match is None:
+    pick = _pick_of(low)
+    if pick is None:
         return []
-    pick = (match.group("pick") or match.group("pick2") or match.group("pick3")).strip("`.")
-    if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
-        return []  # "let's go with that", "go with option 2", "go with 4 workers"
     plan = _last_plan(new, recent)
-    if plan is None or not _names(plan.text) or pick in _names(plan.text, loose=True):
+    if plan is None:
+        # No plan between: the owner's own last choice of another thing ("数据库用
+        # PostgreSQL。" for "还是用 MySQL 吧", "Use Jest for the tests." for "actually use
+        # Vitest instead").
+        return [
+            old
+            for old in _last_asked(new, recent)
+            if (chose := _USES.search(old.text.casefold())) is not None
+            and chose["name"].strip("`") != pick
+        ]
+    if not _names(plan.text) or pick in _names(plan.text, loose=True):
         return []
     return [plan, *_echoed(plan, recent)]
+
+
+def _pick_of(low: str) -> str | None:
+    """The option "let's go with X", "nah X", "还是用 X 吧" picks, if it names one."""
+    match = _PICK.match(low)
+    if match is None:
+        return None
+    pick = (match.group("pick") or match.group("pick2") or match.group("pick3")).strip("`.")
+    if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
+        return None  # "let's go with that", "go with option 2", "go with 4 workers"
+    return pick
+
+
+def _last_asked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's open directives in their turn before ``new``'s (one reply between)."""
+    return [
+        old
+        for old in recent
+        if old.role == "user"
+        and old.superseded_by is None
+        and 0 < new.turn - old.turn <= ADJACENT + 1
+        and _directive(old)
+    ]
+
+
+# "Use Jest for the tests.", "数据库用 PostgreSQL。": the thing a directive chooses.
+_USES = re.compile(r"(?:\buse|\bgo with|(?<![不没])用)\s*(?P<name>`?[a-z][\w.+-]*`?)")
 
 
 #: Picks that name no option of their own: "let's go with your plan", "go with option 2".
@@ -1440,14 +1478,23 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         if near and new.turn - old.turn > CORRECTION_REACH:
             break
         score = len(words & _words(old.text))
-        if old.kind == "todo" and score < 2:
-            continue  # open work is retired only by a correction clearly about it
+        if old.kind == "todo" and score < 2 and not _swaps_name(new, old):
+            # Open work is retired only by a correction clearly about it, or one that
+            # swaps the name in it ("Actually deploy to eu-west-1 instead.").
+            continue
         if score and new.kind == "correction" and (old.role == "user" or old.kind == "decision"):
             # What a correction overrides is usually a directive or a decision, not a finding.
             score += 1
         if score > best_score:
             best, best_score = old, score
     return best
+
+
+def _swaps_name(new: Draft, old: Draft) -> bool:
+    """Whether ``new``, said in the owner's next turn, names something else where ``old``
+    named one: "Deploy to us-east-1." and "Actually deploy to eu-west-1 instead."."""
+    theirs, mine = _names(old.text), _names(new.text)
+    return new.turn - old.turn <= ADJACENT + 1 and bool(theirs - mine) and bool(mine - theirs)
 
 
 @lru_cache(maxsize=_CACHE)
