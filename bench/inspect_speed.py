@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -190,6 +191,30 @@ def pasted(kilobytes: int) -> float:
     return time.process_time() - start
 
 
+def one_message(kilobytes: int) -> float:
+    """CPU seconds to inspect one owner message of ``kilobytes`` of prose (a pasted
+    document): thousands of sentences in one speaker turn.
+
+    What a statement is compared with is bounded in statements as well as in turns
+    (``supersession.MAX_BACK``), so the time grows linearly: 1 MB took 28 s before.
+    """
+    words = (
+        "invoices uploads retries backoff postgres buckets worker csv files night every "
+        "service stores reads failed s3 with from while in the and"
+    ).split()
+    draw = random.Random(7)  # the same document every run
+    sentences, size = [], 0
+    while size < kilobytes * 1024:
+        sentence = " ".join(draw.choices(words, k=draw.randint(6, 14))).capitalize() + "."
+        sentences.append(sentence)
+        size += len(sentence) + 1
+    messages = [{"id": "u1", "role": "user", "content": " ".join(sentences)}]
+    data = json.dumps(messages).encode()
+    start = time.process_time()
+    inspect_stream(io.BytesIO(data))
+    return time.process_time() - start
+
+
 def run() -> list[dict[str, object]]:
     megabytes = float(os.environ.get("CONTEXTWARD_BENCH_INSPECT_MB", "20"))
     rows: list[dict[str, object]] = []
@@ -234,6 +259,13 @@ def run() -> list[dict[str, object]]:
                 "unit": "s",
             }
         )
+    rows.append(
+        {
+            "name": "inspect one 1,024 KB owner message of prose",
+            "value": round(one_message(1024), 2),
+            "unit": "s",
+        }
+    )
     return rows
 
 

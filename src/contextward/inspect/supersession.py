@@ -66,6 +66,9 @@ CORRECTION_REACH = 4
 COUNT_REACH = 12
 #: A reply answers the assistant's messages at most this many speaker turns back.
 ADJACENT = 1
+#: And in statements: a turn of thousands of sentences (a pasted document) reaches back
+#: this many, so inspecting it stays linear.
+MAX_BACK = 2000
 #: How far back, in speaker turns, a replacing statement looks for what it replaces by
 #: name or shared words. A long session stays linear, and by then what was said further
 #: back has been compacted already.
@@ -149,17 +152,22 @@ def link(drafts: Sequence[Draft]) -> None:
         if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
     }
     corrected_turn = -1
+    near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
+    adjacent = _Reach(memory, ADJACENT)
     for index, new in enumerate(memory):
         # Only what was said within reach is compared: a long session stays linear.
-        recent = _recent(memory, index, COUNT_REACH)
-        previous = [d for d in recent if new.turn - d.turn <= ADJACENT]
+        recent = near.before(index)
+        previous = adjacent.before(index)
+        has_values = bool(_values(new.text))
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
-        if new.role == "user" and new.kind in _DIRECTIVE and not new.replaces:
+        if not has_values or new.role != "user" or new.replaces:
+            pass  # the two rules below read a value the owner sets
+        elif new.kind in _DIRECTIVE:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
             for old in _same_value(new, _open(recent, new), same_subject=True):
                 _retire(old, new)
-        elif new.role == "user" and new.kind in ("fact", "state") and not new.replaces:
+        elif new.kind in ("fact", "state"):
             # "time limit 4h, short jobs backfill faster than 12h ones": a new value set
             # beside the old one it names retires that one.
             for old in _same_value(new, _open(recent, new), same_subject=True, naming=True):
@@ -184,12 +192,14 @@ def link(drafts: Sequence[Draft]) -> None:
         if new.role == "user" and _LIFTS.search(new.text.casefold()):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach.
-            for old in _lifted(new, _recent(memory, index, FAR_REACH)):
+            for old in _lifted(new, far.before(index)):
                 _retire(old, new)
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
-            for old in _repointed(new, _recent(memory, index, FAR_REACH)):
-                _retire(old, new)
+            low = new.text.casefold()
+            if any(cue in low for cue in _REPOINT_CUES):
+                for old in _repointed(new, far.before(index)):
+                    _retire(old, new)
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
@@ -200,7 +210,7 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in _moved(new, recent):
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
-            called_off = _cancelled(new, _recent(memory, index, COUNT_REACH))
+            called_off = _cancelled(new, recent)
             for old in called_off:
                 _retire(old, new)
             if called_off:
@@ -208,7 +218,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # "scrap that, put them in the database", "Let's go back to the stdlib logging
             # module": what the owner asked for last, and the assistant's plan for it, go;
             # never the owner's first message, which set the session up.
-            undone = _undone(new, [d for d in recent if d.position != first])
+            undone = _undone(new, recent, first)
             for old in undone:
                 _retire(old, new)
             if undone:
@@ -235,7 +245,7 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         earlier = [
             old
-            for old in _recent(memory, index, FAR_REACH)
+            for old in far.before(index)
             if old.kind in _REPLACEABLE
             and old.superseded_by is None
             and old.position < new.position
@@ -332,13 +342,24 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
     return retired
 
 
-def _recent(memory: Sequence[Draft], index: int, reach: int) -> list[Draft]:
-    """The drafts before ``memory[index]`` at most ``reach`` speaker turns back, in order."""
-    turn = memory[index].turn
-    start = index
-    while start > 0 and turn - memory[start - 1].turn <= reach:
-        start -= 1
-    return list(memory[start:index])
+class _Reach:
+    """The drafts within ``reach`` speaker turns before each one, and at most
+    ``MAX_BACK`` of them: one pointer moves forward, so a long session, or one message
+    of thousands of sentences, stays linear."""
+
+    __slots__ = ("_memory", "_reach", "_start")
+
+    def __init__(self, memory: Sequence[Draft], reach: int) -> None:
+        self._memory, self._reach, self._start = memory, reach, 0
+
+    def before(self, index: int) -> list[Draft]:
+        """The drafts in reach before ``memory[index]``, in order (indices never decrease)."""
+        turn = self._memory[index].turn
+        start = max(self._start, index - MAX_BACK)
+        while start < index and turn - self._memory[start].turn > self._reach:
+            start += 1
+        self._start = start
+        return list(self._memory[start:index])
 
 
 # "better to use that one", "网关那个方案撤掉": the owner putting something else in
@@ -419,7 +440,8 @@ _STATED = frozenset({"fact", "state"})
 _PICK = re.compile(
     r"^(?:(?:hmm+|ok(?:ay)?|nah|no|yeah|well|actually|then)[,.!]*\s+)*"
     r"(?:let'?s (?:go with|use)|go with|(?:i'?d )?rather (?:use|go with|have)|"
-    r"use(?=\s+`?[\w][\w.+-]*`?\s+instead\b))\s+"
+    # "actually use Vitest instead"; "use pnpm instead of npm" names what it replaces.
+    r"use(?=\s+`?[\w][\w.+-]*`?\s+instead\b(?!\s+of\b)))\s+"
     r"(?:a |an |the |plain |just )?(?P<pick>`?[\w][\w.+-]*)|"
     # "nah postgres, we already run it"; "nah forget it" picks nothing.
     r"^(?:hmm+[,.]*\s+)?nah,?\s+(?P<pick3>[\w][\w.+-]*)(?=\s*(?:[,.;!]|$))|"
@@ -572,11 +594,12 @@ _UNDO = re.compile(
 )
 
 
-def _undone(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
     """What the owner takes back with "scrap that", "change of plan" or "go back to …":
-    the assistant's plan just made, and the directive of the owner's last turn that
-    ``new`` shares the most words with (the last one if it shares none and the cue
-    takes back whatever was last: "change of plan", "go back to 200").
+    the assistant's plan just made, and the directive of the owner's last turn (never
+    their first message, at position ``first``) that ``new`` shares the most words with
+    (the last one if it shares none and the cue takes back whatever was last: "change of
+    plan", "go back to 200").
 
     What already says what ``new`` goes back to ("The batch size is 200 right now" for
     "go back to 200") is a statement, not a directive, and stays.
@@ -585,6 +608,7 @@ def _undone(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     undo = _UNDO.search(low)
     if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.text))):
         return []
+    recent = [d for d in recent if d.position != first]
     asked = [
         old
         for old in recent
@@ -656,7 +680,7 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     already name the new thing: "Use SQLite for the invoice store." (and the assistant's
     "I'll store invoices in SQLite.") for "Switch the invoice store to PostgreSQL."."""
     low = new.text.casefold()
-    match = _REPOINT.search(low) if any(cue in low for cue in _REPOINT_CUES) else None
+    match = _REPOINT.search(low)
     if match is None or _ADDITIVE.search(new.text):
         return []
     thing = match.group("thing") or match.group("thing2") or match.group("thing3")
