@@ -273,3 +273,12 @@ def test_fullwidth_letters_and_digits_read_as_ascii_and_stay_verbatim() -> None:
     assert kind(rule) == "constraint"
     result = run(Message("u1", "user", "发布前先跑测试。"), Message("u2", "user", rule))
     assert only(result, rule).kind == "constraint"  # its content as typed
+
+
+def test_a_pasted_log_is_noise_and_the_request_before_it_is_kept() -> None:
+    log = "\n".join(f"2026-12-01T10:0{n}:00Z ERROR worker-{n} timeout" for n in range(5))
+    ask = "Here is the log from prod, figure out why:"
+    result = run(Message("u1", "user", f"Never push to main. {ask}\n{log}"))
+    assert only(result, ask).kind == "todo"
+    pasted = [c for c in result.candidates if c.content.startswith("2026-12-01")]
+    assert [(c.kind, c.action) for c in pasted] == [("transient", "drop")]

@@ -100,3 +100,27 @@ def test_a_numbered_item_carries_its_number() -> None:
         ("记日志。", 3),
         ("A plain bullet.", None),
     ]
+
+
+def test_a_pasted_log_or_traceback_is_one_block_apart_from_the_request() -> None:
+    log = "\n".join(
+        f"2026-12-01T10:0{n}:00Z ERROR worker-{n} request failed: timeout" for n in range(3)
+    )
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in <module>\n'
+        '  File "db.py", line 9, in connect'
+    )
+    text = f"Here is the log from prod, figure out why:\n{log}\nand the trace:\n{trace}\nThanks."
+    assert units(text) == [
+        Unit("Here is the log from prod, figure out why:"),
+        Unit(log, code=True),
+        Unit("the trace:"),  # a leading "and" is dropped
+        Unit(trace.replace("\n  ", "\n"), code=True),
+        Unit("Thanks."),
+    ]
+
+
+def test_a_sentence_about_errors_is_no_log_line() -> None:
+    text = "Errors go to stderr.\nLog an ERROR only when a retry gives up."
+    assert not any(u.code for u in units(text))

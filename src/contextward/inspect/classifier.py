@@ -107,7 +107,11 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if len(text) < 400 and " " not in text.strip() and _ONLY_SECRETS.fullmatch(mask(text).strip()):
         # A pasted key and nothing else: kept, it would only say "[secret:…]".
         return _noise("transient", 0.9, "a secret and nothing else (masked)")
-    if _list_title(text, ctx) and not (ctx.role == "user" and _STANDING_LEAD.search(low)):
+    if _list_title(text, ctx) and not (
+        # "Run this before every commit:" is a rule, "Here is the log from prod, figure
+        # out why:" a request: the owner's, not a title of what follows.
+        ctx.role == "user" and (_STANDING_LEAD.search(low) or lx.ASKS.search(low))
+    ):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")

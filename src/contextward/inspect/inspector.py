@@ -18,7 +18,7 @@ from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
 from .continuation import classify_summary, is_continuation, summary_units
 from .draft import Draft
-from .lexicon import REASON
+from .lexicon import ASKS, REASON
 from .message import Message, fold, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
@@ -211,6 +211,7 @@ def _with_code(
             pieces[n].code
             and lead.text.rstrip().endswith((":", "："))
             and c.kind not in NOISE_KINDS
+            and not ASKS.search(lead.text.lower())  # a log to look into stays noise
         ):
             # Of the instruction's kind, so the two are listed together.
             out[n] = Classification(

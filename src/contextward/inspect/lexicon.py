@@ -341,6 +341,13 @@ NARRATION = _re(
     r"让我|我来|我先|现在我|接下来我|我看|我会|好的，|看起来|下面)"
 )
 
+# A request in the owner's lead-in to a paste ("Here is the log from prod, figure out
+# why:"): what follows is evidence to look at, not an instruction to keep.
+ASKS = _re(
+    r"\b(?:figure out|find out|look into|investigate|debug|diagnose|fix|explain)\b|"
+    r"\bwhy\b.{0,40}[:：]$|帮我看|看看为什么|为什么|排查|修一下|分析一下"
+)
+
 IMPERATIVE = _re(
     r"(?:^|[,;:]\s*)(?:please,? )?(?:add|implement|build|create|write|fix|make|update|refactor|remove|delete|rename|"
     r"migrate|ship|deploy|support|set up|port|move|convert|replace|change|integrate|wire|hook up|extract|"

@@ -19,6 +19,13 @@ _BULLET = re.compile(
 )
 _COMMAND = re.compile(r"^[ \t]*(?:\$|>|#!|PS>|C:\\>)[ \t]")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]")
+# A line of a log or a stack trace pasted into a message: a timestamp or a level first,
+# "Traceback (most recent call last):", "  File "x.py", line 3", "    at com.Foo.bar(".
+_LOG_LINE = re.compile(
+    r"^[ \t]*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}[.,]\d|"
+    r"\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\]?[ \t:]|"
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d|at [\w.$<>]+\()"
+)
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 # An English boundary: end punctuation, space, then something that starts a sentence.
 # Terse owners start sentences in lowercase ("incident. checkout p99 went up"): a
@@ -98,11 +105,18 @@ def _lines(text: str, out: list[Unit]) -> None:
             _sentences("\n".join(paragraph), out)
             paragraph.clear()
 
+    log: list[str] = []
     for line in text.split("\n"):
+        if log and not _LOG_LINE.match(line):
+            out.append(Unit("\n".join(log), code=True))  # a pasted log is one block
+            log.clear()
         if not line.strip():
             flush()
             continue
-        if _COMMAND.match(line) or _INDENTED.match(line):
+        if _LOG_LINE.match(line):
+            flush()
+            log.append(line.strip())
+        elif _COMMAND.match(line) or _INDENTED.match(line):
             flush()
             out.append(Unit(line.strip(), code=True))
         elif _HEADING.match(line):
@@ -122,6 +136,8 @@ def _lines(text: str, out: list[Unit]) -> None:
         else:
             paragraph.append(line)
     flush()
+    if log:
+        out.append(Unit("\n".join(log), code=True))
 
 
 def _sentences(text: str, out: list[Unit]) -> None:
