@@ -282,3 +282,15 @@ def test_a_pasted_log_is_noise_and_the_request_before_it_is_kept() -> None:
     assert only(result, ask).kind == "todo"
     pasted = [c for c in result.candidates if c.content.startswith("2026-12-01")]
     assert [(c.kind, c.action) for c in pasted] == [("transient", "drop")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["PRs only.", "Linux only, no Windows.", "Let's not use Docker for local dev; it's too slow."],
+)
+def test_an_only_or_a_let_s_not_is_the_owner_s_rule(text: str) -> None:
+    assert kind(text) == "constraint"
+
+
+def test_for_that_only_scopes_a_permission_it_is_no_rule() -> None:
+    assert kind("scale janitor to 0, you have write on checkout for that only") != "constraint"

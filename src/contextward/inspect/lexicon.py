@@ -195,7 +195,7 @@ DECISION = _re(
 )
 
 CONSTRAINT_START = _re(
-    r"^(?:please,? )?(?:don'?t|do not|never|avoid|stop|no more|under no circumstances|"
+    r"^(?:please,? )?(?:don'?t|do not|never|avoid|stop|no more|under no circumstances|let'?s not|"
     r"不要|不能|不准|不许|禁止|别|切勿|千万别|千万不要|不得|严禁|绝不|永远不要|避免)"
 )
 CONSTRAINT = _StartOrAnywhere(
@@ -211,14 +211,17 @@ CONSTRAINT = _StartOrAnywhere(
     r"\w+s go (?:out )?(?:only )?through|nothing else|, so no \w+|(?:rather|instead) than (?:editing|changing|doing|touching) it yourself|"
     r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
     r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
-    r"modify|run|deploy|push|commit|work on|target|support)|\w+ only\s?[.,;—–-]|"
+    r"modify|run|deploy|push|commit|work on|target|support)|"
     r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
     r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
     r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing)|"
     # A standing instruction: "From now on just run the unit tests before commits."
     r"from now on|going forward|from here on(?: out)?|henceforth)\b|从现在起|从现在开始|从今以后|今后都|以后都|以后一律|"
     r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
-    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])",
+    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])|"
+    # "PRs only.", "Linux only, no Windows": outside the group above, whose closing \b
+    # never follows the full stop.
+    r"\b(?!(?:that|this|it|them|once|one)\b)\w+ only\s?(?:[.,;—–-]|$)",
 )
 
 GOAL = _re(
