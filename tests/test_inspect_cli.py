@@ -365,3 +365,22 @@ def test_snapshot_table_has_a_header_and_a_pasted_key_alone_is_no_memory(tmp_pat
     # The key alone would only say "[secret:github-token]"; said in a sentence it stays.
     assert "The token is [secret:github-token]." in out and out.count("[secret:") == 1
     assert lines[-1] == "2 items, 1 critical" and key not in out
+
+
+def test_inspect_honours_the_project_s_thresholds(
+    convo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "home"))
+
+    def actions() -> set[str]:
+        code, out, _ = invoke("inspect", str(convo), "--json")
+        assert code == 0
+        return {c["action"] for c in json.loads(out)["candidates"]}
+
+    assert "keep" in actions()
+    (project / ".contextward").mkdir()
+    (project / ".contextward" / "config.toml").write_text("[inspect]\nkeep_confidence = 1.0\n")
+    assert "keep" not in actions()  # nothing is that sure: what was kept goes to review

@@ -115,3 +115,34 @@ def test_xdg_config_home_is_the_fallback(tmp_path: Path) -> None:
     write(tmp_path / "xdg" / "contextward" / "config.toml", "loop_block_after = 9\n")
     config = load_config(None, env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert config.loop_block_after == 9
+
+
+def test_inspection_thresholds_are_settings_in_a_table_or_flat(
+    layers: tuple[Path, Path, dict[str, str]],
+) -> None:
+    root, home, env = layers
+    write(home / "config.toml", "inspect_drop_importance = 0.1\n")
+    write(root / ".contextward" / "config.toml", "[inspect]\nkeep_confidence = 0.95\n")
+    config = load_config(root, env=env)
+    assert config.policy() == {
+        "keep_importance": 0.8,
+        "keep_confidence": 0.95,
+        "drop_importance": 0.1,
+        "drop_confidence": 0.8,
+        "confirm_confidence": 0.82,
+    }
+    assert config.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [("keep_confidence = 1.5", "must be between 0 and 1"), ('keep_confidence = "high"', "a number")],
+)
+def test_a_bad_threshold_falls_back_with_a_warning(
+    layers: tuple[Path, Path, dict[str, str]], line: str, why: str
+) -> None:
+    root, _, env = layers
+    write(root / ".contextward" / "config.toml", f"[inspect]\n{line}\n")
+    config = load_config(root, env=env)
+    assert config.inspect_keep_confidence == 0.8
+    assert any(why in w for w in config.warnings)

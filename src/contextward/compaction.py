@@ -36,9 +36,11 @@ from .inspect import (
     snapshot_of,
 )
 from .inspect.capture import retired
+from .inspect.policy import PolicyConfig
 from .redact import mask
 from .state import StateError, StateProject, decision_rows
 from .store import Record, Store
+from .store.config import load_config
 from .store.contract import load_contract
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "check_summary",
     "messages_since_compaction",
     "plan_restore",
+    "policy_for",
     "project_items",
     "render_restore",
     "summary_text",
@@ -124,8 +127,16 @@ def capture(
     ``root`` names the project whose record joins the snapshot (default: the store's);
     ``provider`` is a model's reading (provider mode; any failure falls back to rules).
     """
-    result = inspect_messages(messages_since_compaction(messages), provider=provider)
+    project = root or store.root
+    config = policy_for(project, env) if project is not None else None
+    result = inspect_messages(messages_since_compaction(messages), config=config, provider=provider)
     return capture_inspection(store, result, session_id=session_id, label=label, env=env, root=root)
+
+
+def policy_for(root: Path | None, env: Mapping[str, str] | None = None) -> PolicyConfig:
+    """The inspection thresholds the configuration layers set for the project at ``root``
+    (``inspect_keep_confidence = 0.9``, or ``keep_confidence`` under ``[inspect]``)."""
+    return PolicyConfig.from_mapping(load_config(root, env=env).policy())
 
 
 def capture_inspection(

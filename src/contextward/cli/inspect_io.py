@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import click
 
+from ..compaction import policy_for
 from ..inspect import (
     FORMATS,
     InspectError,
@@ -25,6 +26,7 @@ from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, 
 from ..inspect.readers import open_transcript
 from ..printable import counted, one_line
 from ..redact import mask
+from ..store.paths import project_root
 from ._io import BadInput, display_name, open_input, read_json, read_text
 
 FORMAT_OPTION = click.option(
@@ -53,9 +55,10 @@ def load(
     is said on stderr (``notice``), since the rest was inspected without them.
     """
     provider = Answered(_answer(answer, path)) if answer is not None else None
+    config = policy_for(project_root())  # the project's thresholds, if it sets any
     with open_input(path, what="transcript") as stream:
         try:
-            result = inspect_stream(stream, fmt, provider=provider)
+            result = inspect_stream(stream, fmt, config=config, provider=provider)
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
     read_all(path, result.messages, result.skipped, notice=notice)

@@ -27,7 +27,7 @@ from typing import Any, Final
 from ..brief import render_brief
 from ..brief.restore import plan_restore, render_restore
 from ..brief.state_block import state_block as render_state_block
-from ..compaction import capture_inspection
+from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..guard.loops import check, record_outcome
 from ..inspect import (
@@ -196,7 +196,9 @@ def _inspection(
         if context.provider is not None
         else None
     )
-    result = inspect_stream(io.BytesIO(data), fmt, provider=provider)
+    result = inspect_stream(
+        io.BytesIO(data), fmt, config=policy_for(project_root()), provider=provider
+    )
     inspection_id = hashlib.sha256(source + data).hexdigest()[:16] + f"-{result.mode}"
     with _cache_lock:
         _cache[inspection_id] = result

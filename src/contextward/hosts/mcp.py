@@ -507,20 +507,26 @@ def build_server() -> MCPServer:
     def inspect(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
         """Candidate memories of messages ({role, content}) with keep / drop / review;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
+        from ..compaction import policy_for
         from ..inspect import inspect_messages
 
         read = _messages(messages)
-        result = inspect_messages(read.messages, provider=_answered(answer))
+        result = inspect_messages(
+            read.messages, config=policy_for(project_dir()), provider=_answered(answer)
+        )
         return {**result.to_dict(), **_notes(answer, result, read)}
 
     @tool(READ, "Compaction guidance")
     def guidance(messages: list[dict[str, Any]], answer: Answer = None) -> str:
         """What a summary of these messages must preserve, can discard, should weigh;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
+        from ..compaction import policy_for
         from ..inspect import build_guidance, inspect_messages
 
         read = _messages(messages)
-        result = inspect_messages(read.messages, provider=_answered(answer))
+        result = inspect_messages(
+            read.messages, config=policy_for(project_dir()), provider=_answered(answer)
+        )
         text = build_guidance(result).text()
         said = _said(_notes(answer, result, read))
         return "\n".join([*said, "", text]) if said else text

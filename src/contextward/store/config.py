@@ -32,6 +32,10 @@ def _int(default: int, low: int, high: int, doc: str) -> Any:
     return field(default=default, metadata={"range": (low, high), "doc": doc})
 
 
+def _fraction(default: float, doc: str) -> Any:
+    return field(default=default, metadata={"range": (0.0, 1.0), "doc": doc})
+
+
 @dataclass(frozen=True)
 class Config:
     """Effective settings. ``warnings`` explain every value that fell back; ``sources`` name the layer."""
@@ -66,6 +70,14 @@ class Config:
     retention_events: int = _int(50_000, 100, 10_000_000, "events kept")
     retention_records: int = _int(500, 10, 1_000_000, "inspections/snapshots kept (reports 2x)")
     retention_sessions: int = _int(1_000, 10, 1_000_000, "sessions kept")
+    # Inspection's keep / drop / review thresholds ([inspect] keep_confidence = 0.9 too).
+    inspect_keep_importance: float = _fraction(0.8, "keep a memory this important …")
+    inspect_keep_confidence: float = _fraction(0.8, "… and this sure of its kind")
+    inspect_drop_importance: float = _fraction(0.25, "drop anything this unimportant …")
+    inspect_drop_confidence: float = _fraction(0.8, "… or noise this sure")
+    inspect_confirm_confidence: float = _fraction(
+        0.82, "provider mode: a rules memory this unsure needs the model to name it"
+    )
     warnings: tuple[str, ...] = field(default=(), compare=False, metadata={"meta": True})
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, metadata={"meta": True})
 
@@ -81,6 +93,15 @@ class Config:
             check_reports=self.retention_records * 2,
             sessions=self.retention_sessions,
         )
+
+    def policy(self) -> dict[str, float]:
+        """The inspection thresholds, as ``PolicyConfig.from_mapping`` takes them."""
+        prefix = "inspect_"
+        return {
+            f.name.removeprefix(prefix): getattr(self, f.name)
+            for f in setting_fields()
+            if f.name.startswith(prefix)
+        }
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in setting_fields()}
@@ -105,6 +126,13 @@ def validate(name: str, value: object) -> tuple[object | None, str | None]:
     default = getattr(DEFAULTS, name)
     if isinstance(default, bool):
         return (value, None) if isinstance(value, bool) else (None, "must be true or false")
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None, "must be a number"
+        low, high = spec.metadata["range"]
+        if not low <= value <= high:
+            return None, f"must be between {low:g} and {high:g}"
+        return float(value), None
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
             return None, "must be a whole number"
@@ -210,7 +238,7 @@ def render_defaults() -> str:
 def _toml(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
         return f'"{value}"'
