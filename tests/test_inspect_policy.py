@@ -197,6 +197,18 @@ def test_a_full_guidance_keeps_the_owners_rules_and_the_newest_work_in_reading_o
     assert tight[-2:] == [decisions[-1], "The staging cluster is shared with the QA team."]
 
 
+def test_the_owner_s_goal_is_listed_however_many_rules_follow_it() -> None:
+    rules = [f"Never modify table legacy_{n} without a migration review." for n in range(120)]
+    messages = [
+        Message("u1", "user", "Build the reporting service for the finance team."),
+        *(Message(f"u{n}", "user", rule) for n, rule in enumerate(rules, 2)),
+    ]
+    guidance = build_guidance(inspect_messages(messages), limits=Limits(must_preserve=10))
+    listed = [c.content for c in guidance.must_preserve]
+    assert listed[0] == "Build the reporting service for the finance team."
+    assert listed[1:] == rules[-9:]  # then the newest rules
+
+
 def test_an_item_too_long_for_the_room_left_lets_an_older_shorter_one_in() -> None:
     def rule(cid: str, text: str, position: int) -> Candidate:
         return Candidate(

@@ -102,10 +102,11 @@ def build_guidance(
         reviewed = "review" not in actions.values()
     order = {c.id: n for n, c in enumerate(result.candidates)}
 
-    def newest_first(c: Candidate) -> tuple[int, int, int]:
+    def newest_first(c: Candidate) -> tuple[int, bool, int, int]:
         # Within a tier the newest first: an old decision or todo is the likeliest to be
-        # done or replaced (supersession catches only the replacements it can read).
-        return _tier(c), -c.position, -order[c.id]
+        # done or replaced (supersession catches only the replacements it can read). The
+        # owner's goals come before their rules, however many rules there are.
+        return _tier(c), c.kind != "goal", -c.position, -order[c.id]
 
     def discard_first(c: Candidate) -> tuple[bool, bool, int]:
         # What the summary would otherwise repeat as current first: superseded items.
