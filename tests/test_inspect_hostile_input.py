@@ -315,7 +315,7 @@ def test_an_answer_whose_every_proposal_is_rejected_is_not_used(tmp_path: Path) 
     answer = write(tmp_path, json.dumps(partly), "b.json")
     code, out, err = invoke("inspect", path, "--json", "--answer", answer)
     assert json.loads(out)["mode"] == "provider"
-    assert "3 proposal(s) of the answer rejected (not found verbatim in the transcript)" in err
+    assert "3 proposal(s) of the answer rejected (not found verbatim in the transcript," in err
 
 
 # --- output that cannot be written ---------------------------------------------------------

@@ -413,6 +413,21 @@ def test_a_slip_in_a_proposal_does_not_turn_what_it_names_into_noise() -> None:
         assert kept.content == decision and kept.sources == ("m2",)
 
 
+def test_a_proposal_copied_with_the_secret_masked_as_the_prompt_showed_it_is_found() -> None:
+    key = "sk-ant-api03-" + "x" * 40
+    said = f"Use the key {key} for the Anthropic calls."
+    messages = [Message("m1", "user", f"Deploy the staging bot. {said}")]
+    masked = "Use the key [secret:anthropic-key] for the Anthropic calls."
+    answer = Provider([{"kind": "decision", "content": masked, "source": "m1"}])
+    result = inspect_messages(messages, provider=answer)
+    assert result.provider_rejected == 0
+    kept = by_content(result)[said]  # the owner's words, the secret in them as said
+    assert (kept.kind, kept.action) == ("decision", "keep")
+    # A placeholder standing for a secret the message does not hold is no match.
+    other = Provider([{"kind": "decision", "content": masked.replace("anthropic", "github")}])
+    assert inspect_messages(messages, provider=other).provider_rejected == 1
+
+
 def test_the_users_unsure_statement_stands_though_the_model_passes_it_by() -> None:
     said = "The staging bucket holds 40 GB of exports from last week."
     messages = [Message("u1", "user", f"Fix the export job. {said}")]

@@ -136,7 +136,10 @@ def test_inspection_thresholds_are_settings_in_a_table_or_flat(
 
 @pytest.mark.parametrize(
     ("line", "why"),
-    [("keep_confidence = 1.5", "must be between 0 and 1"), ('keep_confidence = "high"', "a number")],
+    [
+        ("keep_confidence = 1.5", "must be between 0 and 1"),
+        ('keep_confidence = "high"', "a number"),
+    ],
 )
 def test_a_bad_threshold_falls_back_with_a_warning(
     layers: tuple[Path, Path, dict[str, str]], line: str, why: str

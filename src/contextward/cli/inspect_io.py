@@ -67,7 +67,8 @@ def load(
     elif result.provider_rejected:
         click.echo(
             f"contextward: {result.provider_rejected} proposal(s) of the answer rejected "
-            "(not found verbatim in the transcript)",
+            "(not found verbatim in the transcript, of no known kind, or tool output "
+            "proposed as a rule)",
             err=True,
         )
     return result

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
@@ -263,11 +264,30 @@ _PLAIN = str.maketrans("‘’‚‛′“”„‟″", "'''''\"\"\"\"\"")
 
 def _found(text: str, where: str) -> str | None:
     """``text`` as ``where`` holds it: verbatim, or with typographic quotes where it has
-    plain ones or the other way round (a model retypes "I'll" as "I’ll"); None if absent."""
+    plain ones or the other way round (a model retypes "I'll" as "I’ll"), or as the prompt
+    showed it, each secret masked ("[secret:anthropic-key]"); None if absent."""
     if text in where:
         return text
     at = where.translate(_PLAIN).find(text.translate(_PLAIN))
-    return where[at : at + len(text)] if at >= 0 else None
+    if at >= 0:
+        return where[at : at + len(text)]
+    return _unmasked(text, where) if "[secret:" in text else None
+
+
+_PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_-]{1,40}\]")
+
+
+def _unmasked(text: str, where: str) -> str | None:
+    """The span of ``where`` that masks to ``text``: the secret the prompt hid is the
+    owner's, and the candidate keeps it verbatim (every output masks it again)."""
+    parts = _PLACEHOLDER.split(text)
+    if len(parts) < 2:
+        return None
+    pattern = re.compile(r"\S{8,4096}?".join(map(re.escape, parts)))
+    for match in pattern.finditer(where):
+        if mask(match.group()) == text:
+            return match.group()
+    return None
 
 
 def _text(value: object) -> str | None:
