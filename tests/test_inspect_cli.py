@@ -335,6 +335,16 @@ def test_review_takes_the_words_it_offers_and_a_stop_keeps_what_was_answered(
     assert code == 0 and "These decisions are not saved: --save F" in out
 
 
+def test_review_refuses_a_save_path_it_cannot_write_before_asking(
+    three_to_review: Path, tmp_path: Path
+) -> None:
+    nowhere = tmp_path / "missing" / "decisions.json"
+    args = ("review", str(three_to_review), "--assume-tty", "--save", str(nowhere))
+    code, out, err = invoke(*args, stdin="k\nk\nk\n")
+    assert code == 2 and "need a decision" not in out  # nobody was asked
+    assert err.strip() == f"contextward: error: decisions {nowhere}: its folder does not exist"
+
+
 def test_the_table_cuts_content_by_columns_so_chinese_rows_are_as_wide(tmp_path: Path) -> None:
     from contextward.cli.inspect_io import width
 

@@ -100,6 +100,7 @@ def test_decisions_parse_in_three_shapes_and_resolve_by_id() -> None:
     )
     assert parse_decisions({"decisions": [d.to_dict() for d in expected]}) == expected
     assert parse_decisions({"r1": "keep", "x1": "drop"}) == expected
+    assert parse_decisions({"r1": "KEEP", "x1": " Drop"}) == expected  # as review takes them
     actions = final_actions(RESULT, expected)
     assert actions["r1"] == "keep" and actions["x1"] == "drop" and actions["c1"] == "keep"
 

@@ -6,6 +6,7 @@ unresolved items are kept (conservative) and the output says so.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,6 +32,8 @@ def command(
     file: str, fmt: str | None, save_path: str | None, assume_tty: bool, answer: str | None
 ) -> None:
     """Review the undecided candidates of FILE; exit 1 when nobody could answer them all."""
+    if save_path:
+        _check_writable(save_path)  # before anyone answers, not after
     result = load(file, fmt, answer)
     pending = result.with_action("review")
     interactive = assume_tty or (file != "-" and sys.stdin is not None and sys.stdin.isatty())
@@ -53,13 +56,28 @@ def command(
                 dumps([d.to_dict() for d in decisions]) + "\n", encoding="utf-8"
             )
         except OSError as exc:
+            # The answers are not lost: they go to stderr, ready for --decisions.
+            click.echo(dumps([d.to_dict() for d in decisions]), err=True)
             raise BadInput(
-                f"decisions {save_path}: cannot be written ({exc.strerror or 'I/O error'})"
+                f"decisions {save_path}: cannot be written ({exc.strerror or 'I/O error'}); "
+                "the decisions are on stderr above"
             ) from None
     elif decisions:
         click.echo("(These decisions are not saved: --save F writes them for --decisions F.)\n")
     click.echo(build_guidance(result, decisions, reviewed=complete).text())
     raise SystemExit(0 if complete else 1)
+
+
+def _check_writable(path: str) -> None:
+    """A one-line error now if ``--save`` could not write ``path`` later."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise BadInput(f"decisions {path}: is a directory")
+    if not folder.is_dir():
+        raise BadInput(f"decisions {path}: its folder does not exist")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise BadInput(f"decisions {path}: cannot be written (permission denied)")
 
 
 def _ask(pending: Sequence[Candidate]) -> tuple[list[ReviewDecision], bool]:

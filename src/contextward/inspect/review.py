@@ -46,6 +46,8 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
     for cid, action in items:
         if not isinstance(cid, str) or not cid:
             raise InspectError("invalid_decision", "a decision needs a candidate_id string")
+        if isinstance(action, str):
+            action = action.strip().lower()  # "KEEP", as the terminal review accepts it
         if action not in ("keep", "drop"):
             raise InspectError(
                 "invalid_decision", f"decision for {shown(cid)} must be keep or drop"
