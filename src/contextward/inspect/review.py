@@ -43,11 +43,11 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
         raise InspectError("invalid_decision", "decisions must be a list or an object")
     out: list[ReviewDecision] = []
     said: dict[str, object] = {}
-    for cid, action in items:
+    for cid, said_action in items:
         if not isinstance(cid, str) or not cid:
             raise InspectError("invalid_decision", "a decision needs a candidate_id string")
-        if isinstance(action, str):
-            action = action.strip().lower()  # "KEEP", as the terminal review accepts it
+        # "KEEP", as the terminal review accepts it.
+        action = said_action.strip().lower() if isinstance(said_action, str) else said_action
         if action not in ("keep", "drop"):
             raise InspectError(
                 "invalid_decision", f"decision for {shown(cid)} must be keep or drop"
