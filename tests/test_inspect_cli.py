@@ -121,6 +121,19 @@ def test_a_damaged_transcript_is_inspected_and_what_it_lost_is_said(tmp_path: Pa
     assert code == 0 and "Never push to main." in out and err == ""
 
 
+def test_a_transcript_read_as_another_format_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        '{"type":"user","uuid":"u1","message":{"role":"user","content":"Never push to main."}}\n'
+    )
+    code, _, err = invoke("inspect", str(path), "--format", "pi")
+    assert code == 2
+    assert err.strip() == (
+        f"contextward: error: transcript {path}: no message could be read as pi "
+        "(skipped: entry_user 1); is it another format? Without --format it is detected"
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

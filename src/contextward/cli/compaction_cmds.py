@@ -86,7 +86,7 @@ def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:
             taken = capture(store, opened.messages, root=project_root())
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(transcript)}: {exc}") from None
-    read_all(transcript, taken.result.messages, opened.skips.counts, notice=True)
+    read_all(transcript, taken.result.messages, opened.skips.counts, notice=True, fmt=fmt)
     return taken
 
 

@@ -61,7 +61,7 @@ def load(
             result = inspect_stream(stream, fmt, config=config, provider=provider)
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
-    read_all(path, result.messages, result.skipped, notice=notice)
+    read_all(path, result.messages, result.skipped, notice=notice, fmt=fmt)
     if provider is not None and result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
     elif result.provider_rejected:
@@ -74,12 +74,28 @@ def load(
     return result
 
 
-def read_all(path: str, messages: int, skipped: Mapping[str, int], *, notice: bool) -> None:
+def read_all(
+    path: str,
+    messages: int,
+    skipped: Mapping[str, int],
+    *,
+    notice: bool,
+    fmt: str | None = None,
+) -> None:
     """Refuse a transcript of which no message could be read; say what a damaged one lost."""
     lost = unreadable(skipped)
     parts = listed(lost)
     if not messages:
-        why = f"no message could be read (skipped: {parts})" if parts else "it has no messages"
+        if fmt is not None and skipped:
+            # Read as the format it was told, not the one it is: say so, with what was seen.
+            why = (
+                f"no message could be read as {fmt} (skipped: {listed(skipped)}); "
+                "is it another format? Without --format it is detected"
+            )
+        elif parts:
+            why = f"no message could be read (skipped: {parts})"
+        else:
+            why = "it has no messages"
         raise BadInput(f"transcript {display_name(path)}: {why}")
     if lost and notice:
         click.echo(
