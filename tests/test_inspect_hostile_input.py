@@ -257,6 +257,13 @@ def test_an_own_id_shaped_like_a_positional_one_does_not_merge_two_messages() ->
     ]
     _, messages, _ = read(json.dumps(listing).encode())
     assert [mid for mid, _ in messages] == ["m2", "m2~2", "m3"]
+    # The other way round: a position's id given first, then a message naming itself so.
+    listing = [
+        {"role": "user", "content": "Never push to main."},
+        {"id": "m1", "role": "assistant", "content": "ok"},
+    ]
+    _, messages, _ = read(json.dumps(listing).encode())
+    assert [mid for mid, _ in messages] == ["m1", "m1~2"]
 
 
 def test_a_codex_rollout_written_with_other_spacing_is_detected() -> None:

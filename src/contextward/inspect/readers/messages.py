@@ -176,23 +176,32 @@ def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
 
 
 class _Ids:
-    """Each element's message id: its own, else ``m<position>`` (stable), made unique when
-    an element before took that name for itself."""
+    """Each element's message id: its own, else ``m<position>`` (stable). The two never
+    meet: a position's id steps aside (``m2~2``) for an own id taken before, and an own id
+    for a position's id given before (``m1~2``). An id the transcript itself repeats is
+    its own choice and stays one source."""
 
     def __init__(self) -> None:
         self.position = 0
-        self._claimed: set[str] = set()  # only own ids shaped like positional ones
+        self._own: set[str] = set()  # own ids shaped like positional ones
+        self._given: set[str] = set()  # positional ids given
 
     def next(self, raw: object) -> str:
         self.position += 1
         if isinstance(raw, str | int) and (own := str(raw)):
-            if _POSITIONAL.fullmatch(own):
-                self._claimed.add(own)
-            return own
+            if not _POSITIONAL.fullmatch(own):
+                return own
+            mid, n = own, 1
+            while mid in self._given:
+                n += 1
+                mid = f"{own}~{n}"
+            self._own.add(mid)
+            return mid
         mid, n = f"m{self.position}", 1
-        while mid in self._claimed:
+        while mid in self._own:
             n += 1
             mid = f"m{self.position}~{n}"
+        self._given.add(mid)
         return mid
 
 
