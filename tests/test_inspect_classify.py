@@ -294,3 +294,19 @@ def test_an_only_or_a_let_s_not_is_the_owner_s_rule(text: str) -> None:
 
 def test_for_that_only_scopes_a_permission_it_is_no_rule() -> None:
     assert kind("scale janitor to 0, you have write on checkout for that only") != "constraint"
+
+
+def test_i_d_with_a_building_verb_is_the_assistant_s_plan() -> None:
+    plan = "I'd parse the CSV with pandas, since it handles encodings well."
+    assert kind(plan, "assistant") == "decision"
+    assert kind("I'd check the logs first.", "assistant") == "transient"
+    result = run(
+        Message("u1", "user", "Build a CSV import for the invoices page."),
+        Message("a1", "assistant", plan),
+        Message(
+            "u2",
+            "user",
+            "no pandas, it's too heavy for the lambda. use the stdlib csv module instead.",
+        ),
+    )
+    assert only(result, plan).superseded_by is not None

@@ -394,7 +394,8 @@ LET_ME_TAIL = _re(
 INTENT = _re(
     r"^(?:(?:then|so|instead|now|next|first|here)[, ]+)?(?:i'll|i will|i'm going to|i am going to|my plan is|"
     r"the plan is|i suggest|i propose|i recommend|my (?:suggestion|recommendation) is|"
-    r"i(?:'d| would) (?:suggest|propose|recommend|go with|use|add|group|split|put|make|move|keep|start with))\b|"
+    r"i(?:'d| would) (?:suggest|propose|recommend|go with|use|add|group|split|put|make|move|keep|start with|"
+    r"parse|build|write|store|wrap|implement|cache|create|switch|replace))\b|"
     r"^(?:我打算|我会|我准备|我计划|打算|我建议|建议)"
 )
 # "I suggest …", "建议…": the assistant proposing a course of action.
