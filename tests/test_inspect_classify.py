@@ -310,3 +310,8 @@ def test_i_d_with_a_building_verb_is_the_assistant_s_plan() -> None:
         ),
     )
     assert only(result, plan).superseded_by is not None
+
+
+@pytest.mark.parametrize("text", ["ok, carry on", "thanks, that's all", "ok. great. thanks!"])
+def test_a_few_acknowledgements_in_a_row_are_noise(text: str) -> None:
+    assert kind(text) == "transient"

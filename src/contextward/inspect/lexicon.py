@@ -66,15 +66,17 @@ LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 #: Any ``Label:`` prefix at all; most units have none, so this spares the loop.
 LABEL_ANY = _re("|".join(f"(?:{label.pattern})" for _, label in LABELS))
 
-ACK = _re(
-    r"^(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|hm+|"
+_ACK_WORD = (
+    r"(?:ok(?:ay)?|noted|understood|got it|thanks?(?: you)?|thx|sure|great|good|nice|cool|perfect|hm+|"
     r"done|yes|yep|yeah|no problem|will do|on it|sounds good|lgtm|looks good(?: to me)?|makes sense|"
     r"right|agreed|alright|all right|great,? thanks?(?: you)?|hi|hello|hey|mostly yes|ok for most|(?:good )?(?:morning|afternoon|evening)|that'?s all(?: for (?:now|today))?|"
     r"thanks,? that'?s all(?: for (?:now|today))?|this (?:one )?is fine|"
     r"keep going|continue|carry on|go on|proceed|go ahead|please continue|继续吧?|"
     r"这个可以|可以的|就这样|"
-    r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的|你好|早上好|早)[\s.!,。！~…]*$"
+    r"好的?|收到|明白了?|了解|谢谢|行|可以|没问题|好滴|嗯|对|是的|你好|早上好|早)"
 )
+#: One acknowledgement or a few in a row ("ok, carry on", "thanks, that's all").
+ACK = _re(rf"^{_ACK_WORD}(?:[\s.!,，。！~…]+{_ACK_WORD})*[\s.!,，。！~…]*$")
 
 
 class _StartOrAnywhere:
