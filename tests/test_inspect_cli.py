@@ -407,3 +407,17 @@ def test_inspect_honours_the_project_s_thresholds(
     (project / ".contextward").mkdir()
     (project / ".contextward" / "config.toml").write_text("[inspect]\nkeep_confidence = 1.0\n")
     assert "keep" not in actions()  # nothing is that sure: what was kept goes to review
+
+
+def test_the_documented_inspect_json_is_what_the_shipped_example_gives() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "inspect.md").read_text(encoding="utf-8")
+    shown = json.loads(docs.split("### `inspect --json`\n\n```json\n", 1)[1].split("```", 1)[0])
+    example = Path(__file__).parent.parent / "src" / "contextward" / "examples"
+    code, out, _ = invoke("inspect", str(example / "conversation.json"), "--json")
+    actual = json.loads(out)
+    assert code == 0
+    assert {k: actual[k] for k in ("schema_version", "mode", "messages", "counts")} == {
+        k: shown[k] for k in ("schema_version", "mode", "messages", "counts")
+    }
+    (documented,) = shown["candidates"]
+    assert documented in actual["candidates"]
