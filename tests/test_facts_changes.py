@@ -296,3 +296,29 @@ def test_an_item_without_any_term_falls_back_to_folded_substring() -> None:
 
 def test_empty_context_loses_everything() -> None:
     assert judge("Never push to main.", "") == ("lost", "lost: no matching region")
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "kind"),
+    [
+        # Turning down the thing a rule forbids says the rule again.
+        (
+            "no pandas, it's too heavy for the lambda.",
+            "Pandas was ruled out as too heavy for the lambda.",
+            "constraint",
+        ),
+        # "TODO:" says what "not written yet" says.
+        (
+            "TODO: the duplicate invoice number check is not written yet.",
+            "TODO: duplicate invoice number check.",
+            "todo",
+        ),
+    ],
+)
+def test_a_faithful_paraphrase_is_preserved(item: str, summary: str, kind: str) -> None:
+    assert judge(item, summary, kind)[0] == "preserved"
+
+
+def test_turning_down_the_rule_itself_still_revokes_it() -> None:
+    summary = "We scrapped the plan to follow this: never push to main."
+    assert judge("Never push to main.", summary) == ("changed", "changed: revoked")

@@ -37,10 +37,13 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
     (
         "revoke",
         r"no longer|not any ?more|any ?longer|does(?: not|n't) apply|do(?: not|n't) apply"
-        r"|revoked|revoke|rescinded|lifted|cancell?ed|withdrawn|withdrew|retracted|abandoned|reverted"
-        r"|overridden|overruled|superseded|obsolete|scrapped|discarded|dropped|rejected"
-        r"|ruled out|called off|declined|(?:was|were|been|is|are) removed|void",
+        r"|revoked|revoke|rescinded|lifted|cancell?ed|withdrawn|withdrew|retracted|reverted"
+        r"|overridden|overruled|superseded|obsolete"
+        r"|called off|(?:was|were|been|is|are) removed|void",
     ),
+    # Words that turn a thing down: they revoke a choice, but agree with a prohibition
+    # ("no pandas" and "Pandas was ruled out").
+    ("revoke reject", r"abandoned|scrapped|discarded|dropped|rejected|ruled out|declined"),
     (
         "weak",
         r"no need to|need not|needn't|(?:do|does|did)(?: not|n't) (?:need|have) to"
@@ -74,7 +77,7 @@ _EN_CUE_RE = re.compile(
 )
 #: Any revocation cue, English or Chinese: a cheap test before a full analysis.
 REVOKE_RE = re.compile(
-    rf"\b(?:{_EN_CUES[0][1]})\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
+    rf"\b(?:{_EN_CUES[0][1]}|{_EN_CUES[1][1]})\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
 )
 _EN_GROUP_CLASSES = {f"g{index}": tuple(cls.split()) for index, (cls, _p) in enumerate(_EN_CUES)}
 
@@ -176,8 +179,16 @@ def prepare(text: str) -> tuple[str, str]:
     return cased, lowered
 
 
+#: Work said to be still open: "not written yet" and "TODO:" say the same of it.
+_PENDING = re.compile(
+    r"\b(?:todo|to-do|pending|not (?:\w+ ){0,2}yet|still (?:open|to do)|open item)\b|待办|还没|尚未"
+)
+
+
 def cue_counts(lowered: str) -> dict[CueClass, int]:
     counts: dict[CueClass, int] = {}
+    if pending := len(_PENDING.findall(lowered)):
+        counts["pending"] = pending
     for match in _EN_CUE_RE.finditer(lowered):
         for cls in _EN_GROUP_CLASSES[match.lastgroup or ""]:
             counts[cls] = counts.get(cls, 0) + 1

@@ -338,9 +338,9 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
     window_text = " ".join(index.folded(number) for number in window)
     if not dict(profile.cues).get("neg") and _negated_before(profile.folded, window_text):
         return "changed", "changed: negation flipped (added)"
-    if REVOKE_RE.search(window_text) and _revokes(index, window, keyset) > dict(profile.cues).get(
-        "revoke", 0
-    ):
+    if REVOKE_RE.search(window_text) and _revokes(
+        index, window, keyset, _prohibits(profile)
+    ) > dict(profile.cues).get("revoke", 0):
         return "changed", "changed: revoked"
     if _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
@@ -366,18 +366,47 @@ def _negated_before(needle: str, text: str) -> bool:
     return bool(cue_counts(" ".join(lead.split()[-4:])).get("neg"))
 
 
-def _revokes(index: ContextIndex, window: list[int], keyset: set[str]) -> int:
+def _revokes(
+    index: ContextIndex, window: list[int], keyset: set[str], prohibition: bool = False
+) -> int:
     """Revocation cues in the sentences that speak about the item, in any of their clauses.
 
     A whole sentence counts: "Revoked by the user: <item>" and "<item> (no
-    longer applies)" put the cue in a clause of its own.
+    longer applies)" put the cue in a clause of its own. For a ``prohibition`` ("no
+    pandas"), words that turn a thing down ("Pandas was ruled out") agree with it.
     """
     total = 0
     for number in window:
         parts = index.clauses(number)
         if _relevant(parts, keyset) is not parts or len(parts) == 1:
-            total += sum(clause.cue("revoke") for clause in parts)
+            total += sum(
+                clause.cue("revoke") - (_turned_down(clause) if prohibition else 0)
+                for clause in parts
+            )
     return total
+
+
+def _prohibits(profile: Profile) -> bool:
+    """Whether the item forbids something ("no pandas", "never push to main")."""
+    return dict(profile.cues).get("neg", 0) > 0
+
+
+#: What a rule is called: turning one of these down revokes the rule ("We scrapped the
+#: plan to follow this: never push to main"), where turning down the thing a rule
+#: forbids agrees with it ("Pandas was ruled out").
+_RULE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "rule rules plan plans policy policies restriction restrictions ban constraint "
+        "constraints requirement requirements guideline guidelines instruction instructions "
+        "规定 规则 限制 要求 约定",
+    )
+)
+
+
+def _turned_down(clause: Clause) -> int:
+    """Words in ``clause`` that turn a thing down, unless the thing is a rule."""
+    return 0 if _RULE_WORDS.intersection(clause.surface) else clause.cue("reject")
 
 
 def _relevant(parts: list[Clause], keyset: set[str], own: tuple[Clause, ...] = ()) -> list[Clause]:
@@ -423,8 +452,9 @@ def _compare(
     region_cues: Counter[str] = Counter()
     for clause in relevant:
         region_cues.update(dict(clause.cues))
+        region_cues["turned_down"] += _turned_down(clause)
 
-    if _revokes(index, window, keyset) > item_cues["revoke"] or _revoked_after(
+    if _revokes(index, window, keyset, _prohibits(profile)) > item_cues["revoke"] or _revoked_after(
         index, window, keyset
     ):
         return "changed", "changed: revoked"
@@ -618,9 +648,13 @@ def _contains(words: list[str], needle: tuple[str, ...]) -> bool:
 
 def _cue_change(item: Counter[str], region: Counter[str]) -> str | None:
     """The reason a region's polarity or force differs from the item's, if it does."""
-    if item["neg"] and not region["neg"]:
+    if item["neg"] and not (
+        region["neg"] or region["turned_down"] or (item["pending"] and region["pending"])
+    ):
+        # "Pandas was ruled out" keeps "no pandas" negative in other words, and "TODO:
+        # the duplicate check" keeps "the duplicate check is not written yet" open.
         return "changed: negation flipped (removed)"
-    if region["neg"] and not item["neg"]:
+    if region["neg"] and not item["neg"] and not (item["pending"] and region["pending"]):
         return "changed: negation flipped (added)"
     item_force, region_force = _force(item), _force(region)
     if item_force >= 2 and 1 <= region_force < item_force:
@@ -651,7 +685,9 @@ def _clause_flip(
         for clause in (clause for number in holders for clause in index.clauses(number)):
             if keys <= clause.keys and not (alone and clause.keys & others):
                 item_cues, region_cues = Counter(dict(part.cues)), Counter(dict(clause.cues))
-                if region_cues["revoke"] > item_cues["revoke"]:
+                agreeing = _turned_down(clause) if item_cues["neg"] else 0
+                region_cues["turned_down"] = agreeing
+                if region_cues["revoke"] - agreeing > item_cues["revoke"]:
                     return "changed: revoked"
                 change = _cue_change(item_cues, region_cues)
                 if change is not None:
