@@ -104,7 +104,11 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
-    if len(text) < 400 and " " not in text.strip() and _ONLY_SECRETS.fullmatch(mask(text).strip()):
+    if (
+        16 <= len(text) < 400  # a key is long; "ok" is not worth masking
+        and " " not in text.strip()
+        and _ONLY_SECRETS.fullmatch(mask(text).strip())
+    ):
         # A pasted key and nothing else: kept, it would only say "[secret:…]".
         return _noise("transient", 0.9, "a secret and nothing else (masked)")
     if _list_title(text, ctx) and not (

@@ -158,10 +158,9 @@ def link(drafts: Sequence[Draft]) -> None:
         # Only what was said within reach is compared: a long session stays linear.
         recent = near.before(index)
         previous = adjacent.before(index)
-        has_values = bool(_values(new.text))
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
-        if not has_values or new.role != "user" or new.replaces:
+        if new.role != "user" or new.replaces or not _values(new.text):
             pass  # the two rules below read a value the owner sets
         elif new.kind in _DIRECTIVE:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
@@ -502,15 +501,16 @@ def _pick_of(low: str) -> str | None:
     return pick
 
 
-def _last_asked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
-    """The owner's open directives in their turn before ``new``'s (one reply between)."""
+def _last_asked(new: Draft, recent: Sequence[Draft], *, also: tuple[str, ...] = ()) -> list[Draft]:
+    """The owner's open directives (and statements of the kinds ``also``) in their turns
+    just before ``new``'s (one reply between)."""
     return [
         old
         for old in recent
         if old.role == "user"
         and old.superseded_by is None
         and 0 < new.turn - old.turn <= ADJACENT + 1
-        and _directive(old)
+        and (_directive(old) or old.kind in also)
     ]
 
 
@@ -609,15 +609,7 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
     if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.text))):
         return []
     recent = [d for d in recent if d.position != first]
-    asked = [
-        old
-        for old in recent
-        if old.role == "user"
-        and old.superseded_by is None
-        and new.turn - old.turn <= ADJACENT + 1
-        and old.turn < new.turn
-        and (_directive(old) or old.kind in ("goal", "constraint"))
-    ]
+    asked = _last_asked(new, recent, also=("goal", "constraint"))
     out = []
     plan = _last_plan(new, recent)
     if asked and plan is not None:
