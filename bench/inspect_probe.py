@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.inspect_provider import Recording, Replay, digest
+from bench.inspect_provider import Recording, Replay, digest, record_into
 from contextward.hosts.bridge_library import HostCandidates
 from contextward.inspect import Candidate, Message, inspect_messages
 from contextward.inspect.provider import asked
@@ -78,11 +78,7 @@ def messages(session: dict[str, Any]) -> list[Message]:
 
 
 def _recording(data: Path, sid: str) -> Recording | None:
-    path = RECORDED / data.stem / f"{sid}.json"
-    if not path.is_file():
-        return None
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    return Recording(str(raw["model"]), str(raw["prompt_sha256"]), str(raw["answer"]))
+    return Recording.load(data.stem, sid, RECORDED)
 
 
 def score(data: Path | None = None, *, provider: bool = False) -> dict[str, Tally]:
@@ -197,23 +193,7 @@ def export(out: Path) -> int:
 
 def record(source: Path, model: str) -> int:
     """Record every ``source/NNN.answer.txt`` as the answer to its prompt."""
-    mapping = json.loads((source / "map.json").read_text(encoding="utf-8"))
-    done = 0
-    for key, where in sorted(mapping.items()):
-        answer = source / f"{key}.answer.txt"
-        if not answer.is_file():
-            continue
-        target = RECORDED / where["probe"] / f"{where['session']}.json"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        entry = {
-            "model": model,
-            "prompt_sha256": where["prompt_sha256"],
-            "answer": answer.read_text(encoding="utf-8"),
-        }
-        target.write_text(json.dumps(entry, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        done += 1
-    print(f"{done} of {len(mapping)} answers recorded under {RECORDED}")
-    return 0
+    return record_into(source, model, RECORDED, "probe")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,8 +54,10 @@ class Recording:
     answer: str
 
     @classmethod
-    def load(cls, split: str, name: str) -> Recording | None:
-        path = RECORDED / split / f"{name}.json"
+    def load(cls, split: str, name: str, root: Path | None = None) -> Recording | None:
+        """The recording for session ``name`` of ``split`` (under ``root``, by default the
+        labelled sessions' recordings)."""
+        path = (root or RECORDED) / split / f"{name}.json"
         if not path.is_file():
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -212,13 +214,19 @@ def _answered(split: str, session: Session) -> bool:
 
 
 def record(source: Path, model: str) -> int:
+    return record_into(source, model, RECORDED, "split")
+
+
+def record_into(source: Path, model: str, root: Path, group: str) -> int:
+    """Record every ``source/NNN.answer.txt`` under ``root/<group>/<session>.json``, the
+    group and session named by ``source/map.json`` (``group``: "split", or "probe")."""
     mapping = json.loads((source / "map.json").read_text(encoding="utf-8"))
     done = 0
     for key, where in sorted(mapping.items()):
         answer = source / f"{key}.answer.txt"
         if not answer.is_file():
             continue
-        target = RECORDED / where["split"] / f"{where['session']}.json"
+        target = root / where[group] / f"{where['session']}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         data = {
             "model": model,
@@ -227,7 +235,7 @@ def record(source: Path, model: str) -> int:
         }
         target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         done += 1
-    print(f"{done} of {len(mapping)} answers recorded under {RECORDED}")
+    print(f"{done} of {len(mapping)} answers recorded under {root}")
     return 0
 
 
