@@ -223,6 +223,13 @@ def link(drafts: Sequence[Draft]) -> None:
             if undone:
                 _retire_values(new, recent)  # "我改主意了，超时设成 15 秒"
                 continue  # what it takes back is known; nothing else is guessed
+            # "9000 then.", "20 actually.", "ledger-svc.", "by month.": a bare value in
+            # place of the one the owner set just before.
+            swapped = _bare_swap(new, [d for d in recent if d.position != first])
+            for old in swapped:
+                _retire(old, new)
+            if swapped:
+                continue
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.text)):
             continue
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.text)):
@@ -634,6 +641,95 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
         out.append(plan)
         out.extend(old for old in _echoed(plan, recent) if old not in out)
     return out
+
+
+# A reply that is only a value: "9000 then.", "20 actually.", "ledger-svc.", "1e-4.",
+# "c6i.large.", "by month.", "postgres then".
+_BARE = re.compile(
+    r"^(?:(?:ok(?:ay)?|hmm+|hm|fine|nah|no|wait|eh|so|ah)[,.!—–-]*\s+)?"
+    r"(?P<prep>by|per|in|on|to|at)?\s*(?P<value>`?[\w][\w.+/:-]{0,39}`?)"
+    r"(?:\s+(?P<cue>then|actually|instead|please|minimum|max|maximum|"
+    # "database is better for that", "ULIDs are better here, …".
+    r"(?:is|are) (?:better|simpler|safer|enough) (?:for that|for this|here)))?"
+    r"\s*(?:[.!。]*$|(?(cue)[,;—–-]|(?!)))"
+)
+# "数据库扛不住，8 吧。", "还是上 Redis 吧", "RabbitMQ 够了", "先 docker compose 吧": a
+# clause that is a value and a particle of choosing.
+_BARE_ZH = re.compile(
+    r"(?:^|[，,。；;]\s*)(?:还是|先|就|那就|那)?\s*(?:上|用|改用|换成)?\s*"
+    r"(?P<value>[a-z0-9][\w.+-]*(?: [a-z0-9][\w.+-]*)?)\s*(?P<cue>吧|就行了?|就够了|够了)"
+)
+_NUMBER_TOKEN = re.compile(r"^v?\d+(?:\.\d+)*(?:e[-+]?\d+)?$")
+_NAME_SHAPED = re.compile(r"[-_.]|\d")
+
+
+def _shape(token: str) -> str | None:
+    """What kind of value ``token`` is: a number (or version), a name with a dash, dot,
+    underscore or digit in it, or nothing a bare reply could replace."""
+    if _NUMBER_TOKEN.match(token):
+        return "number"
+    if _NAME_SHAPED.search(token) and len(token) > 2:
+        return "name"
+    return None
+
+
+_TOKENS = re.compile(r"[\w][\w.+/:-]*[\w]|\w")
+
+
+def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's statement a bare value replaces: the latest in reach, said by the owner,
+    that holds a value of the same shape and not this one ("The API listens on 8080" for
+    "9000 then."; "by day" for "by month."). A plain word replaces a name only with a cue
+    ("postgres then")."""
+    if new.role != "user":
+        return []
+    low = new.text.casefold().strip()
+    match = _BARE.match(low)
+    if match is not None:
+        value, prep, cue = match["value"].strip("`").rstrip(".:/-"), match["prep"], match["cue"]
+    elif (zh := _BARE_ZH.search(low)) is not None:
+        value, prep, cue = zh["value"].strip(), None, zh["cue"]
+    else:
+        return []
+    shape = _shape(value)
+    if shape is None and not prep and not cue:
+        return []
+    for old in reversed(recent):
+        if new.turn - old.turn > CORRECTION_REACH:
+            break
+        if (
+            old.role != "user"
+            or old.superseded_by is not None
+            or old.kind not in _CANCELLABLE
+            or old.turn == new.turn
+        ):
+            continue
+        said = old.text.casefold()
+        tokens = [t.strip("`") for t in _TOKENS.findall(said)]
+        if value in tokens or value in said:
+            return []  # it says this value already: the reply confirms it
+        if prep:
+            # "by month" for "Partition the events table by day".
+            if re.search(rf"\b{prep}\s+(?!{re.escape(value)}\b)\w+", said):
+                return [old]
+            continue
+        if shape == "number" and any(
+            _number_kind(n) == _number_kind(value) for n in _ANY_NUMBER.findall(said)
+        ):
+            return [old]  # "3.11 minimum." for "target py3.9", "1e-4." for "lr 3e-4"
+        if shape == "name" and any(_shape(t) == "name" for t in tokens):
+            return [old]
+        if shape is None and (_directive(old) or old.kind == "decision"):
+            return [old]  # "postgres then" for "Redis for sessions."
+    return []
+
+
+_ANY_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*(?:e[-+]?\d+)?(?![\d.])")
+
+
+def _number_kind(number: str) -> str:
+    """ "1e-4" and "3e-4" are one kind of number, "3.11" and "3.9" another, "9000" a third."""
+    return "e" if "e" in number else "." if "." in number else "1"
 
 
 def _called_off(old: Draft, new: Draft) -> bool:
