@@ -35,6 +35,8 @@ from contextward.inspect.provider import asked
 
 DATA = Path(__file__).parent / "data" / "inspect" / "probe" / "replacements.json"
 UNSEEN = DATA.with_name("unseen.json")
+#: A second development probe: 70 hard replacements (a bare value, no cue) and 35 controls.
+HARD = DATA.with_name("replacements2.json")
 #: Provider mode's recorded answers: ``provider/<probe>/<session id>.json``.
 RECORDED = DATA.with_name("provider")
 _OPENING = {
@@ -147,17 +149,23 @@ def both_rows(data: Path) -> list[list[str]]:
     return [[*row, *theirs[2:]] for row, theirs in zip(rows(rules), rows(provider), strict=True)]
 
 
+def probes() -> tuple[tuple[str, Path], ...]:
+    """Every probe, with its title in the report."""
+    return (
+        ("replacement phrasings (probe/replacements.json; a development set)", DATA),
+        ("hard replacement phrasings (probe/replacements2.json; a development set)", HARD),
+        ("unseen replacement phrasings (probe/unseen.json; never tuned on)", UNSEEN),
+    )
+
+
 def evaluate() -> str:
     lines = []
-    for title, data in (
-        ("replacement phrasings (probe/replacements.json; a development set)", DATA),
-        ("unseen replacement phrasings (probe/unseen.json; never tuned on)", UNSEEN),
-    ):
+    for title, data in probes():
         lines.append(f"{title}; provider mode from {recorded(data)} recorded answers")
         lines.append("  " + "".join(f"{h:>26}" for h in BOTH_HEAD))
         for row in both_rows(data):
             lines.append("  " + "".join(f"{v:>26}" for v in row))
-        if data == DATA:
+        if data != UNSEEN:
             missed = [m for t in score(data).values() for m in t.missed]
             lines.append(f"  missed by the rules: {' '.join(missed) or 'none'}")
     return "\n".join(lines)
@@ -166,19 +174,21 @@ def evaluate() -> str:
 def recorded(data: Path) -> str:
     """How many sessions of ``data`` have a current recorded answer ("90 of 90")."""
     every = _sessions(data)
-    current = sum(
-        1
-        for session in every
-        if (r := _recording(data, session["id"])) is not None
-        and r.prompt_sha256 == digest(asked(messages(session)))
-    )
-    return f"{current} of {len(every)}"
+    return f"{sum(_answered(data, session) for session in every)} of {len(every)}"
 
 
-def export(out: Path) -> int:
-    """Write every probe session's provider prompt under a neutral number."""
+def _answered(data: Path, session: dict[str, Any]) -> bool:
+    found = _recording(data, session["id"])
+    return found is not None and found.prompt_sha256 == digest(asked(messages(session)))
+
+
+def export(out: Path, *, missing: bool = False) -> int:
+    """Write every probe session's provider prompt under a neutral number (``missing``:
+    only those no current recording answers)."""
     out.mkdir(parents=True, exist_ok=True)
-    every = [(data, s) for data in (DATA, UNSEEN) for s in _sessions(data)]
+    every = [(data, s) for _, data in probes() for s in _sessions(data)]
+    if missing:
+        every = [(data, s) for data, s in every if not _answered(data, s)]
     every.sort(key=lambda pair: digest(pair[0].stem + "/" + pair[1]["id"]))
     mapping = {}
     for number, (data, session) in enumerate(every, 1):
@@ -202,12 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("score", help="print the probes' scores (the default)")
     exp = sub.add_parser("export", help="write every session's provider prompt")
     exp.add_argument("dir", type=Path)
+    exp.add_argument("--missing", action="store_true", help="only sessions with no recording")
     imp = sub.add_parser("import", help="record the answers written beside the prompts")
     imp.add_argument("dir", type=Path)
     imp.add_argument("--model", required=True, help="which model answered, as recorded")
     args = parser.parse_args(argv)
     if args.command == "export":
-        return export(args.dir)
+        return export(args.dir, missing=args.missing)
     if args.command == "import":
         return record(args.dir, args.model)
     print(evaluate())

@@ -472,7 +472,7 @@ def test_the_replacement_probe_counts_found_missed_and_wrong(
     assert probe.rows(tallies)[0] == ["replacements, en", "2", "1 of 2", "0"]
 
 
-@pytest.mark.parametrize("name", ["replacements.json", "unseen.json"])
+@pytest.mark.parametrize("name", ["replacements.json", "replacements2.json", "unseen.json"])
 def test_every_probe_session_is_well_formed(name: str) -> None:
     """Each session alternates roles from the user's, and every statement it names is in
     one of its messages, so a miss is the rules' and never the data's."""
@@ -526,7 +526,8 @@ def test_the_probe_replays_a_recorded_answer_in_provider_mode_and_only_a_current
         ]
     }
     exported = tmp_path / "out"
-    monkeypatch.setattr(probe, "UNSEEN", data)  # export writes both probes' prompts
+    monkeypatch.setattr(probe, "UNSEEN", data)  # export writes every probe's prompts
+    monkeypatch.setattr(probe, "HARD", data)
     assert probe.export(exported) == 0
     mapping = json.loads((exported / "map.json").read_text(encoding="utf-8"))
     key = next(k for k, v in mapping.items() if v["session"] == "R1")

@@ -1251,3 +1251,40 @@ def test_naming_another_in_place_of_the_last_choice_retires_it(
 )
 def test_an_instead_that_keeps_the_choice_retires_nothing(said: str, then: str) -> None:
     assert not retired(after_a_reply(said, "OK.", then), said)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then"),
+    [
+        ("The API listens on 8080 inside the container.", "OK.", "9000 then."),
+        ("pin node to 18 in .nvmrc", "Pinned.", "20 actually."),
+        ("train with lr 3e-4.", "Started the run.", "1e-4."),
+        ("target py3.9", "OK.", "3.11 minimum."),
+        ("call the env var APP_DB_URL", "Done.", "DATABASE_URL."),
+        ("t3.medium for the workers", "Updated.", "c6i.large."),
+        ("Partition the events table by day.", "Created.", "by month."),
+        ("Redis for sessions.", "Want me to keep sessions in Postgres instead?", "postgres then"),
+        ("并发数设成 16。", "已改成 16。", "数据库扛不住，8 吧。"),
+        ("消息队列选 Kafka。", "好的。", "量没那么大，RabbitMQ 够了。"),
+    ],
+)
+def test_a_bare_value_in_place_of_the_one_just_set_retires_it(
+    said: str, reply: str, then: str
+) -> None:
+    result = after_a_reply(said, reply, then)
+    assert retired(result, said)
+    assert not retired(result, then)
+
+
+@pytest.mark.parametrize(
+    ("said", "then"),
+    [
+        ("Use pnpm.", "pnpm."),  # the same value again confirms it
+        ("The API listens on 8080.", "curious."),  # a word is no value
+        ("train with lr 3e-4 and batch 64.", "64."),  # it says this value already
+        ("call the env var APP_DB_URL", "config.yaml."),  # a name of another form
+        ("Use Redis for the cache.", "ok."),
+    ],
+)
+def test_a_bare_reply_that_is_no_other_value_retires_nothing(said: str, then: str) -> None:
+    assert not retired(after_a_reply(said, "OK.", then), said)

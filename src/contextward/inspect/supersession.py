@@ -681,8 +681,8 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     that holds a value of the same shape and not this one ("The API listens on 8080" for
     "9000 then."; "by day" for "by month."). A plain word replaces a name only with a cue
     ("postgres then")."""
-    if new.role != "user":
-        return []
+    if new.role != "user" or new.supersedes:
+        return []  # what a pick or a take-back retired is what it replaces
     low = new.text.casefold().strip()
     match = _BARE.match(low)
     if match is not None:
@@ -694,6 +694,7 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     shape = _shape(value)
     if shape is None and not prep and not cue:
         return []
+    form = _form(value, new.text)
     for old in reversed(recent):
         if new.turn - old.turn > CORRECTION_REACH:
             break
@@ -717,14 +718,25 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             _number_kind(n) == _number_kind(value) for n in _ANY_NUMBER.findall(said)
         ):
             return [old]  # "3.11 minimum." for "target py3.9", "1e-4." for "lr 3e-4"
-        if shape == "name" and any(_shape(t) == "name" for t in tokens):
-            return [old]
+        if shape == "name" and any(
+            _shape(t) == "name" and _form(t, old.text) == form for t in tokens
+        ):
+            return [old]  # "ledger-svc" for "billing-core", "c6i.large" for "t3.medium"
         if shape is None and (_directive(old) or old.kind == "decision"):
             return [old]  # "postgres then" for "Redis for sessions."
     return []
 
 
-_ANY_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*(?:e[-+]?\d+)?(?![\d.])")
+_ANY_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*(?:e[-+]?\d+)?(?!\d|\.\d)")
+
+
+def _form(token: str, text: str) -> tuple[frozenset[str], bool]:
+    """A name's form: the separators in it and whether it is written in capitals where it
+    was said ("DATABASE_URL" and "APP_DB_URL" share one, "config.yaml" and "t3.medium"
+    another, "ledger-svc" and "billing-core" a third)."""
+    at = text.casefold().find(token)
+    written = text[at : at + len(token)] if at >= 0 else token
+    return frozenset(c for c in token if c in "-_./:"), written.isupper()
 
 
 def _number_kind(number: str) -> str:
