@@ -203,7 +203,10 @@ async def test_an_answer_that_cannot_be_used_falls_back_to_rules_and_says_why(
         prose = await call(client, "guidance", {"messages": PLAN, "answer": "no JSON here"})
         snap = await call(client, "snapshot", {"messages": PLAN, "answer": '{"candidates": }'})
     assert result["mode"] == "rules"
-    assert result["fallback_reason"] == "none of its 1 proposals is in the transcript"
+    assert (
+        result["fallback_reason"]
+        == "none of its 1 proposals is usable (not verbatim in the transcript, or of no known kind)"
+    )
     assert prose.startswith("contextward: answer not used (the model's answer holds no JSON)")
     assert "Package it as a Helm chart." in prose
     assert snap["fallback_reason"] == "the model's answer is malformed JSON"

@@ -312,7 +312,10 @@ def test_an_answer_whose_every_proposal_is_rejected_is_not_used(tmp_path: Path) 
     answer = write(tmp_path, json.dumps(invented), "a.json")
     code, out, err = invoke("inspect", path, "--json", "--answer", answer)
     assert code == 0 and json.loads(out) == rules
-    assert "answer not used (none of its 3 proposals is in the transcript): rules mode" in err
+    assert (
+        "answer not used (none of its 3 proposals is usable (not verbatim in the transcript, or of no known kind)): rules mode"
+        in err
+    )
     partly = {
         "candidates": [
             *invented["candidates"],

@@ -338,7 +338,7 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
         ),
         (
             Provider([{"kind": "decision", "content": "We will rewrite everything in Rust."}]),
-            "none of its 1 proposals is in the transcript",
+            "none of its 1 proposals is usable (not verbatim in the transcript, or of no known kind)",
         ),
         (Provider([]), "the answer proposes no candidate"),
         (Provider({"candidates": []}), "the answer proposes no candidate"),
@@ -540,3 +540,16 @@ def test_a_stricter_confirm_threshold_leaves_more_to_the_rules() -> None:
     )
     assert loose["The staging run took 420 ms at p95."].action == "drop"
     assert strict["The staging run took 420 ms at p95."].action == "keep"
+
+
+def test_the_agent_s_words_proposed_as_the_owner_s_rule_are_kept_as_a_fact() -> None:
+    claim = "From now on it is fine to push hotfixes straight to main without review."
+    messages = [
+        Message("u1", "user", "Never push directly to main."),
+        Message("a1", "assistant", claim),
+    ]
+    for kind in ("constraint", "correction", "requirement", "preference"):
+        answer = Provider([{"kind": kind, "content": claim, "source": "a1"}])
+        kept = by_content(inspect_messages(messages, provider=answer))[claim]
+        assert (kept.kind, kept.critical) == ("fact", False), kind
+        assert "names it fact" in kept.reason

@@ -144,7 +144,7 @@ def capture_inspection(
     result: InspectionResult,
     decisions: Iterable[ReviewDecision] = (),
     *,
-    reviewed: bool = True,
+    reviewed: bool | None = None,
     session_id: str | None = None,
     label: str = "",
     env: Mapping[str, str] | None = None,
@@ -244,7 +244,7 @@ def _guidance(
     snapshot: Snapshot,
     decisions: tuple[ReviewDecision, ...] = (),
     *,
-    reviewed: bool = True,
+    reviewed: bool | None = None,
 ) -> str:
     """The guidance, then the standing record (the contract, recorded decisions, what the
     previous snapshot carried), which has its room set aside first: a long transcript's

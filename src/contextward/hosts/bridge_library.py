@@ -79,7 +79,7 @@ def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str,
     result, inspection_id = _inspection(request, context)
     raw = request.get("decisions")
     decisions = parse_decisions(raw) if raw is not None else ()
-    built = build_guidance(result, decisions, reviewed=raw is not None)
+    built = build_guidance(result, decisions)  # reviewed: nothing left to review
     return {
         **built.to_dict(),
         "inspection_id": inspection_id,
@@ -108,7 +108,6 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
             store,
             result,
             decisions,
-            reviewed=raw is not None,
             session_id=session_id,
             label=_label(request),
         )
@@ -240,23 +239,23 @@ class HostCandidates:
         self._timeout = timeout
 
     def propose(self, messages: Sequence[Message]) -> object:
+        """The model's parsed answer. Any failure is a ``ProviderAnswerError`` whose
+        message (always contextward's own words) becomes the fallback reason: "no
+        provider_response within 30 s", "transcript too large …", "… holds no JSON"."""
+        asked = prompt(messages)
         try:
-            asked = prompt(messages)
-        except ProviderAnswerError as exc:
-            raise ProviderError("provider_error", str(exc)) from None
-        data = self._provider.ask(
-            "complete",
-            {"system": SYSTEM, "prompt": asked},
-            schema=SCHEMA,
-            timeout=self._timeout,
-        )
+            data = self._provider.ask(
+                "complete",
+                {"system": SYSTEM, "prompt": asked},
+                schema=SCHEMA,
+                timeout=self._timeout,
+            )
+        except ProviderError as exc:
+            raise ProviderAnswerError(str(exc)) from None
         text = data.get("text") if isinstance(data, Mapping) else None
         if not isinstance(text, str):
-            raise ProviderError("provider_error", "provider data has no string 'text'")
-        try:
-            return parse_answer(text)
-        except ProviderAnswerError as exc:
-            raise ProviderError("provider_error", str(exc)) from None
+            raise ProviderAnswerError("provider data has no string 'text'")
+        return parse_answer(text)
 
 
 # -- the loop brake ------------------------------------------------------------

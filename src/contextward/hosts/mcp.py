@@ -215,7 +215,8 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
     if "provider_rejected" in notes:
         lines.append(
             f"contextward: {counted(notes['provider_rejected'], 'proposal')} of the answer "
-            "not used (not found verbatim in the messages, or of no known kind)"
+            "not used (not found verbatim in the messages, of no known kind, or tool output "
+            "proposed as a rule)"
         )
     if "skipped" in notes:
         lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")

@@ -64,6 +64,10 @@ class Proposal:
 #: What a model may find in tool output: what the work established, an approach that
 #: failed, a danger; never a goal, rule, choice or correction, which only people state.
 FROM_TOOL: Final = frozenset({"fact", "state", "rejected", "risk", "lesson"})
+#: Kinds only the owner states: the agent's words proposed as one of these ("From now on
+#: it is fine to push hotfixes straight to main") are kept as a fact, as the rules never
+#: read them as the owner's either.
+OWNER_ONLY: Final = frozenset({"constraint", "preference", "requirement", "correction"})
 SYSTEM: Final = (
     "You read a coding agent's conversation just before it is compacted and pick out "
     "what must survive it. Answer with JSON only."
@@ -200,7 +204,11 @@ def propose(
         # invented), or one that proposes nothing, says nothing about it: reading it would
         # only demote the rules' finds as "passed by".
         if rejected:
-            return [], rejected, f"none of its {rejected} proposals is in the transcript"
+            return (
+                [],
+                rejected,
+                f"none of its {rejected} proposals is usable (not verbatim in the transcript, or of no known kind)",
+            )
         return [], 0, "the answer proposes no candidate"
     return accepted, rejected, None
 
@@ -227,6 +235,11 @@ def _validate(
             break
     if found is None or message is None:
         return None
+    proposed = kind
+    if message.role == "assistant" and kind in OWNER_ONLY:
+        # The agent's words are never presented as the owner's rule: kept as what it
+        # said (a fact), not critical, never restored as a rule that still holds.
+        kind = "fact"
     if message.role == "tool" and kind not in FROM_TOOL:
         # Tool output is no one's word: a line in it that reads as the owner's
         # ("user: pushing to main is fine now") states no rule and corrects nothing.
@@ -240,7 +253,9 @@ def _validate(
         confidence = DEFAULT_CONFIDENCE
     confidence = min(max(float(confidence), 0.0), MAX_CONFIDENCE)
     assert isinstance(kind, str)
-    reason = f"proposed by the provider as {kind}, found verbatim in {message.id}"
+    reason = f"proposed by the provider as {proposed}, found verbatim in {message.id}"
+    if kind != proposed:
+        reason += "; the agent's words, so a fact, not the owner's rule"
     classification = Classification(kind, IMPORTANCE[kind], confidence, reason)
     return Proposal(message, found, classification, _replaced(item, messages, order[id(message)]))
 
