@@ -1288,3 +1288,30 @@ def test_a_bare_value_in_place_of_the_one_just_set_retires_it(
 )
 def test_a_bare_reply_that_is_no_other_value_retires_nothing(said: str, then: str) -> None:
     assert not retired(after_a_reply(said, "OK.", then), said)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply", "then"),
+    [
+        # Asked, not yet decided.
+        ("每页显示 20 条。", "已设置 PAGE_SIZE = 20。", "能不能改成 50 条？"),
+        ("Set the page size to 20.", "Done.", "Could we make it 50?"),
+        # The same value kept.
+        ("每页显示 20 条。", "测了一下，50 条时首屏渲染变慢。", "那算了，保持 20 条。"),
+        # A value for another thing.
+        (
+            "用户名最长 32 个字符。",
+            "已加 max_length=32。",
+            "昵称也有限制，昵称改成最长 16 个字符。",
+        ),
+        (
+            "Cache the fiat exchange rates for 1 hour.",
+            "Added a 3600s TTL.",
+            "crypto prices are a separate cache: 30 seconds instead of an hour.",
+        ),
+    ],
+)
+def test_a_question_a_kept_value_or_another_thing_s_value_retires_nothing(
+    said: str, reply: str, then: str
+) -> None:
+    assert not retired(after_a_reply(said, reply, then), said)

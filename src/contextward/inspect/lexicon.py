@@ -425,7 +425,11 @@ REPLACE_STRONG = _re(
 )
 # "Also add …", "也要…": an addition beside what was said, not a replacement of it.
 # "PNG uploads too." adds; "too fiddly" says why, and adds nothing.
-ADDITIVE = _re(r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|也要|也得|还要|另外")
+ADDITIVE = _re(
+    r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|也要|也得|还要|另外|也有|也需要|"
+    # "crypto prices are a separate cache: 30 seconds": a value for another thing.
+    r"\b(?:is|are) (?:a )?separate\b"
+)
 # "New sessions are written only to Postgres": how the system will behave, a design.
 DESIGN = _re(
     r"\b(?:are|is|will be|get|gets|stay|stays) (?:\w+ )?(?:written|stored|persisted|cached|routed|sent|"

@@ -158,6 +158,8 @@ def link(drafts: Sequence[Draft]) -> None:
         # Only what was said within reach is compared: a long session stays linear.
         recent = near.before(index)
         previous = adjacent.before(index)
+        if new.role == "user" and _ASKING.search(new.text):
+            continue  # "能不能改成 50 条？", "could we make it 50?": asked, not yet decided
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
         if new.role != "user" or new.replaces or not _values(new.text):
@@ -325,6 +327,13 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(target, new)
         if new.kind == "correction" and (target is not None or changed):
             corrected_turn = new.turn
+
+
+# An owner's question about a change: "能不能改成 50 条？", "could we switch to 50?".
+_ASKING = re.compile(
+    r"^(?:can|could|should|shall|would|do|does|is|are)\b[^.!。]*\?\s*$|"
+    r"(?:能不能|可不可以|要不要|是不是|行不行)[^。！]*[？?]\s*$"
+)
 
 
 def may_retire(new: str, old: str) -> bool:
@@ -1587,6 +1596,8 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     if new.kind == "rejected" and _CJK.search(new.text):
         best_score = 0
     for old in reversed(earlier):
+        if _restates(new, old):
+            continue  # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条"
         if (
             _GROUPS[old.kind] != _GROUPS[new.kind]
             and new.kind != "correction"
@@ -1619,6 +1630,16 @@ def _swaps_name(new: Draft, old: Draft) -> bool:
     named one: "Deploy to us-east-1." and "Actually deploy to eu-west-1 instead."."""
     theirs, mine = _names(old.text), _names(new.text)
     return new.turn - old.turn <= ADJACENT + 1 and bool(theirs - mine) and bool(mine - theirs)
+
+
+def _restates(new: Draft, old: Draft) -> bool:
+    """Whether ``new`` sets again the values ``old`` holds ("保持 20 条" after "每页显示
+    20 条"): each value it sets, and only one, is old's in that dimension."""
+    mine = _values(new.text)
+    theirs = _values(old.text) if mine else {}
+    return bool(mine) and all(
+        len(numbers) == 1 and numbers[0] in theirs.get(dim, ()) for dim, numbers in mine.items()
+    )
 
 
 @lru_cache(maxsize=_CACHE)
