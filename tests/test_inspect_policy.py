@@ -553,3 +553,23 @@ def test_the_agent_s_words_proposed_as_the_owner_s_rule_are_kept_as_a_fact() -> 
         kept = by_content(inspect_messages(messages, provider=answer))[claim]
         assert (kept.kind, kept.critical) == ("fact", False), kind
         assert "names it fact" in kept.reason
+
+
+def test_a_prompt_too_long_cuts_tool_output_first_then_refuses() -> None:
+    from contextward.inspect.provider import (
+        MAX_PROMPT_CHARS,
+        TOOL_PREVIEW_CHARS,
+        ProviderAnswerError,
+        prompt,
+    )
+
+    log = "x" * 5_000
+    short = [Message("u1", "user", "Never push to main."), Message("t1", "tool", log)]
+    assert log in prompt(short)  # shown whole while it fits
+    tools = [Message(f"t{n}", "tool", log) for n in range(MAX_PROMPT_CHARS // 4_000)]
+    cut = prompt([Message("u1", "user", "Never push to main."), *tools])
+    assert "Never push to main." in cut and log not in cut
+    assert f"{'x' * TOOL_PREVIEW_CHARS} … [4,600 more characters of tool output]" in cut
+    owner = [Message(f"u{n}", "user", "y" * 5_000) for n in range(MAX_PROMPT_CHARS // 4_000)]
+    with pytest.raises(ProviderAnswerError, match="even with each tool output cut"):
+        prompt(owner)

@@ -114,17 +114,41 @@ Messages:"""
 
 
 def prompt(messages: Sequence[Message]) -> str:
-    """What the host's model is asked about ``messages`` (secrets masked)."""
+    """What the model is asked about ``messages`` (secrets masked).
+
+    Every message as it is while that fits ``MAX_PROMPT_CHARS`` (so recorded answers stay
+    answers to this prompt); past that, each tool output cut to its first
+    ``TOOL_PREVIEW_CHARS`` characters, as tool output is noise but for a line or two;
+    past that too, refused.
+    """
+    for cut in (None, TOOL_PREVIEW_CHARS):
+        shown = _render(messages, cut)
+        if shown is not None:
+            return shown
+    raise ProviderAnswerError(
+        f"transcript too large for the model: over {MAX_PROMPT_CHARS:,} characters even "
+        f"with each tool output cut to {TOOL_PREVIEW_CHARS}"
+    )
+
+
+#: A tool output's first characters shown when the whole transcript would not fit.
+TOOL_PREVIEW_CHARS: Final = 400
+
+
+def _render(messages: Sequence[Message], cut: int | None) -> str | None:
     lines = [_INSTRUCTIONS]
     size = len(_INSTRUCTIONS)
     for message in messages:
-        # Shown as it is, so recorded answers stay answers to this prompt. A line inside a
-        # tool's output that passes for the owner's ("[u9] user: …") gains nothing: an
-        # answer is judged by the message its text is found in (``FROM_TOOL``).
-        line = f"[{mask(message.id)}] {message.role}: {mask(message.text)}"
+        # A line inside a tool's output that passes for the owner's ("[u9] user: …")
+        # gains nothing: an answer is judged by the message its text is found in
+        # (``FROM_TOOL``).
+        text = mask(message.text)
+        if cut is not None and message.role == "tool" and len(text) > cut:
+            text = f"{text[:cut]} … [{len(text) - cut:,} more characters of tool output]"
+        line = f"[{mask(message.id)}] {message.role}: {text}"
         size += len(line) + 1
         if size > MAX_PROMPT_CHARS:
-            raise ProviderAnswerError("transcript too large for the host's model")
+            return None
         lines.append(line)
     return "\n".join(lines)
 
