@@ -179,3 +179,19 @@ def test_a_summary_that_keeps_a_secret_bearing_item_verbatim_preserves_it(
     report = ok(bridge.call(request("c", "check_summary", summary=verbatim, session_id="pi-1")))
     assert report["criticalFailures"] == [], report["findings"]
     assert ok(bridge.call(request("r", "restore", session_id="pi-1")))["text"] == ""
+
+
+def test_after_a_compaction_the_owner_s_first_message_is_no_opening_goal(
+    bridge: BridgeProcess,
+) -> None:
+    later = [
+        {"id": "u9", "role": "user", "content": "bump the retry limit to 8 attempts"},
+        {"id": "a9", "role": "assistant", "content": "Done."},
+    ]
+    # A session never compacted: its first owner message is the opening request.
+    fresh = ok(bridge.call(request("i0", "inspect", messages=later, session_id="pi-2")))
+    assert fresh["candidates"][0]["kind"] == "goal"
+    ok(bridge.call(request("s", "snapshot", messages=MESSAGES, session_id="pi-2")))
+    # Once compacted, the session goes on: the same words are no goal.
+    after = ok(bridge.call(request("i1", "inspect", messages=later, session_id="pi-2")))
+    assert after["candidates"][0]["kind"] != "goal"

@@ -29,6 +29,7 @@ from ..brief.restore import plan_restore, render_restore
 from ..brief.state_block import state_block as render_state_block
 from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
+from ..errors import StoreError
 from ..guard.loops import check, record_outcome
 from ..inspect import (
     InspectionResult,
@@ -176,6 +177,19 @@ def restore(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
     }
 
 
+def _compacted_before(request: Mapping[str, Any]) -> bool:
+    """Whether the request's session was compacted before (a snapshot of it is stored):
+    then its messages go on from there and the owner's first one is no opening request."""
+    session = request.get("session_id")
+    if not isinstance(session, str) or not session:
+        return False
+    try:
+        with Store.open(project_root(), create=False) as store:
+            return store.snapshots.latest(session_id=session) is not None
+    except StoreError:
+        return False  # no store yet: nothing was compacted
+
+
 def _inspection(
     request: Mapping[str, Any], context: OperationContext
 ) -> tuple[InspectionResult, str]:
@@ -195,10 +209,16 @@ def _inspection(
         if context.provider is not None
         else None
     )
+    continued = _compacted_before(request)
     result = inspect_stream(
-        io.BytesIO(data), fmt, config=policy_for(project_root()), provider=provider
+        io.BytesIO(data),
+        fmt,
+        config=policy_for(project_root()),
+        provider=provider,
+        continued=continued,
     )
-    inspection_id = hashlib.sha256(source + data).hexdigest()[:16] + f"-{result.mode}"
+    inspection_id = hashlib.sha256(source + data + bytes([continued])).hexdigest()[:16]
+    inspection_id += f"-{result.mode}"
     with _cache_lock:
         _cache[inspection_id] = result
         _cache.move_to_end(inspection_id)

@@ -118,13 +118,16 @@ def inspect_messages(
     provider: CandidateProvider | None = None,
     format: str | None = None,
     skipped: dict[str, int] | None = None,
+    continued: bool = False,
 ) -> InspectionResult:
-    """Inspect messages (any iterable; read once). ``provider`` proposes extra candidates."""
+    """Inspect messages (any iterable; read once). ``provider`` proposes extra candidates;
+    ``continued``: the messages go on a session already compacted, so the owner's first
+    message among them is no opening request (no goal for that alone)."""
     config = config or PolicyConfig()
     builder = _Builder()
     kept_messages: list[Message] | None = [] if provider is not None else None
     count = 0
-    opening = True  # until the first user message with text has been read
+    opening = not continued  # until the first user message with text has been read
     pending_error: tuple[Message, str] | None = None
     failed = False  # the last tool run failed
     turn, speaker = 0, ""
@@ -234,10 +237,13 @@ def inspect_stream(
     *,
     config: PolicyConfig | None = None,
     provider: CandidateProvider | None = None,
+    continued: bool = False,
 ) -> InspectionResult:
     """Detect (or take) the format, read ``stream`` once and inspect it."""
     transcript = open_transcript(stream, format)
-    result = inspect_messages(transcript.messages, config=config, provider=provider)
+    result = inspect_messages(
+        transcript.messages, config=config, provider=provider, continued=continued
+    )
     return InspectionResult(
         candidates=result.candidates,
         messages=result.messages,
