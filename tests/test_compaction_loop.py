@@ -286,6 +286,38 @@ def test_compact_test_and_restore_commands(tmp_path: Path, monkeypatch: pytest.M
     assert CliRunner().invoke(main, ["restore"]).stdout == "nothing to restore\n"
 
 
+def test_compact_test_runs_provider_mode_from_an_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    new = "the partner endpoints are flaky, so allow 8 attempts."
+    transcript = tmp_path / "t.json"
+    transcript.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "Never push to main."},
+                {"role": "user", "content": new},
+            ]
+        )
+    )
+    summary = tmp_path / "s.md"
+    summary.write_text("Never push to main.")
+    answer = tmp_path / "a.json"
+    answer.write_text(
+        json.dumps({"candidates": [{"kind": "requirement", "content": new, "source": "m2"}]})
+    )
+    args = ["compact-test", str(transcript), "--summary", str(summary), "--json"]
+    rules = json.loads(CliRunner().invoke(main, args).stdout)
+    provider = json.loads(CliRunner().invoke(main, [*args, "--answer", str(answer)]).stdout)
+    # The model reads the owner's new limit as a requirement: critical, so restored.
+    assert new not in [item["content"] for item in rules["restore"]]
+    assert new in [item["content"] for item in provider["restore"]]
+    bad = CliRunner().invoke(main, [*args, "--answer", str(tmp_path / "none.json")])
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+
+
 def test_a_choice_the_owner_pointed_elsewhere_after_a_compaction_is_not_carried(
     store: Store,
 ) -> None:

@@ -10,11 +10,12 @@ import click
 from ..brief.restore import RestorePlan, plan_restore, render_restore
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
+from ..inspect.provider import Answered
 from ..printable import counted
 from ..store import Store, project_root
 from ._io import BadInput, display_name, open_input, read_text, say
 from ._store import read_store
-from .inspect_io import FORMAT_OPTION, read_all
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, answer_text, provider_notice, read_all
 from .render import report_table
 
 
@@ -22,16 +23,21 @@ from .render import report_table
 @click.argument("transcript", metavar="TRANSCRIPT|-")
 @click.option("--summary", "summary_path", required=True, metavar="FILE", help="The summary.")
 @FORMAT_OPTION
+@ANSWER_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
-def compact_test(transcript: str, summary_path: str, fmt: str | None, as_json: bool) -> None:
+def compact_test(
+    transcript: str, summary_path: str, fmt: str | None, answer: str | None, as_json: bool
+) -> None:
     """What a compaction would cost: inspect, snapshot, check the summary, restore.
 
     Nothing is written to the project store. Exit 0 when the summary kept every
-    item, 1 when something would need restoring, 2 on bad input.
+    item, 1 when something would need restoring, 2 on bad input. With ``--answer``,
+    inspection runs in provider mode from a model's answer to ``inspect --prompt``.
     """
     summary = read_text(summary_path, what="summary")
+    provider = Answered(answer_text(answer, transcript)) if answer is not None else None
     with Store.memory() as store:
-        taken = _capture(store, transcript, fmt)
+        taken = _capture(store, transcript, fmt, provider)
         outcome = check_summary(store, summary, snapshot_record=taken.record)
         assert outcome is not None  # a snapshot was just stored
         plan = plan_restore(store)
@@ -79,14 +85,18 @@ def run_loop(transcript: bytes, summary: str) -> tuple[Capture, CheckOutcome, Re
         return taken, outcome, plan_restore(store)
 
 
-def _capture(store: Store, transcript: str, fmt: str | None) -> Capture:
+def _capture(
+    store: Store, transcript: str, fmt: str | None, provider: Answered | None = None
+) -> Capture:
     with open_input(transcript, what="transcript") as stream:
         try:
             opened = open_transcript(stream, fmt)
-            taken = capture(store, opened.messages, root=project_root())
+            taken = capture(store, opened.messages, root=project_root(), provider=provider)
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(transcript)}: {exc}") from None
     read_all(transcript, taken.result.messages, opened.skips.counts, notice=True, fmt=fmt)
+    if provider is not None:
+        provider_notice(taken.result)
     return taken
 
 

@@ -54,7 +54,7 @@ def load(
     A transcript none of whose messages could be read is bad input; one that lost some
     is said on stderr (``notice``), since the rest was inspected without them.
     """
-    provider = Answered(_answer(answer, path)) if answer is not None else None
+    provider = Answered(answer_text(answer, path)) if answer is not None else None
     config = policy_for(project_root())  # the project's thresholds, if it sets any
     with open_input(path, what="transcript") as stream:
         try:
@@ -62,7 +62,14 @@ def load(
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
     read_all(path, result.messages, result.skipped, notice=notice, fmt=fmt)
-    if provider is not None and result.fallback_reason is not None:
+    if provider is not None:
+        provider_notice(result)
+    return result
+
+
+def provider_notice(result: InspectionResult) -> None:
+    """Say on stderr why a model's answer was not used, or how much of it was refused."""
+    if result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
     elif result.provider_rejected:
         click.echo(
@@ -71,7 +78,6 @@ def load(
             "proposed as a rule)",
             err=True,
         )
-    return result
 
 
 def read_all(
@@ -105,7 +111,7 @@ def read_all(
         )
 
 
-def _answer(answer: str, transcript: str) -> str:
+def answer_text(answer: str, transcript: str) -> str:
     if answer == "-" and transcript == "-":
         raise BadInput("the transcript and the answer cannot both be standard input")
     return read_text(answer, what="answer", limit=MAX_ANSWER_BYTES)
