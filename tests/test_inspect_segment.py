@@ -124,3 +124,12 @@ def test_a_pasted_log_or_traceback_is_one_block_apart_from_the_request() -> None
 def test_a_sentence_about_errors_is_no_log_line() -> None:
     text = "Errors go to stderr.\nLog an ERROR only when a retry gives up."
     assert not any(u.code for u in units(text))
+
+
+def test_an_ellipsis_inside_a_sentence_does_not_end_it() -> None:
+    sql = "Switching the queue to Postgres with SELECT ... FOR UPDATE SKIP LOCKED."
+    assert units(sql) == [Unit(sql)]
+    assert [u.text for u in units("I tried... Then it failed.")] == [
+        "I tried...",
+        "Then it failed.",
+    ]

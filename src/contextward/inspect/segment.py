@@ -166,6 +166,8 @@ def _split(text: str) -> list[str]:
                 text[max(0, match.start() - 8) : match.start()]
             ):
                 continue
+            if pattern is _EN_END and text[max(0, match.start() - 4) : match.start()] == " ...":
+                continue  # "SELECT ... FOR UPDATE": an ellipsis inside the sentence
             cuts.append(at)
     for match in _AND_DIRECTIVE.finditer(text):
         if not any(a < match.start() < b for a, b in protected):
