@@ -219,25 +219,26 @@ def bounded_section() -> list[str]:
 
 
 def probe_section() -> list[str]:
-    return [
+    out = [
         "#### Replacement phrasings (`python -m bench.inspect_probe`)",
         "",
         "Short sessions in which the owner replaces a decision, rule, value or plan the ways "
         'people say it ("let\'s go with SQS", "make it 5 attempts", "drop the redis idea", '
         '"WebSocket 先不上了"), and controls in which nothing is replaced but the words look '
-        "alike. A helper wrote them to probe the rules, which were then improved on them: a "
-        "development set, like `dev/`. Provider mode replays a model's recorded answer to "
-        f"each session's prompt ({inspect_probe.recorded(inspect_probe.DATA)} recorded).",
-        "",
-        *markdown_table(inspect_probe.BOTH_HEAD, inspect_probe.both_rows(inspect_probe.DATA)),
-        "",
-        "How that generalises: 60 replacements and 30 controls written later by another "
-        "helper, who saw neither the rules nor the first probe (`probe/unseen.json`, never "
-        "tuned on, so `make eval` shows its totals only; "
-        f"{inspect_probe.recorded(inspect_probe.UNSEEN)} recorded).",
-        "",
-        *markdown_table(inspect_probe.BOTH_HEAD, inspect_probe.both_rows(inspect_probe.UNSEEN)),
+        "alike, each written by a helper. The first two were used to improve the rules (a "
+        "development set, like `dev/`); the third was written later by a helper who saw "
+        "neither the rules nor the other probes, and was never tuned on (`make eval` shows "
+        "its totals only). Provider mode replays a model's recorded answer to each "
+        "session's prompt.",
     ]
+    for title, data in inspect_probe.probes():
+        out += [
+            "",
+            f"{title[0].upper()}{title[1:]}; {inspect_probe.recorded(data)} recorded answers:",
+            "",
+            *markdown_table(inspect_probe.BOTH_HEAD, inspect_probe.both_rows(data)),
+        ]
+    return out
 
 
 def _met(row: tuple[str, str, str]) -> bool:
