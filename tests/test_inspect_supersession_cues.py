@@ -1315,3 +1315,8 @@ def test_a_question_a_kept_value_or_another_thing_s_value_retires_nothing(
     said: str, reply: str, then: str
 ) -> None:
     assert not retired(after_a_reply(said, reply, then), said)
+
+
+def test_a_bare_number_inside_another_is_a_new_value() -> None:
+    said = "The API listens on 8080 inside the container."
+    assert retired(after_a_reply(said, "OK.", "8 then."), said)

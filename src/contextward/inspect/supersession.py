@@ -716,7 +716,7 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             continue
         said = old.text.casefold()
         tokens = [t.strip("`") for t in _TOKENS.findall(said)]
-        if value in tokens or value in said:
+        if value in tokens or (" " in value and value in said):
             return []  # it says this value already: the reply confirms it
         if prep:
             # "by month" for "Partition the events table by day".
