@@ -1319,4 +1319,4 @@ def test_a_question_a_kept_value_or_another_thing_s_value_retires_nothing(
 
 def test_a_bare_number_inside_another_is_a_new_value() -> None:
     said = "The API listens on 8080 inside the container."
-    assert retired(after_a_reply(said, "OK.", "8 then."), said)
+    assert retired(after_a_reply(said, "OK.", "80 then."), said)
