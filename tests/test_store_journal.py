@@ -185,3 +185,17 @@ def test_sessions_are_bounded() -> None:
         store.sessions.start(f"s{k}")
     assert len(store.sessions.list(limit=1000)) <= 10 + 64
     assert store.sessions.get("s129") is not None
+
+
+def test_pruning_sessions_started_in_one_tick_keeps_the_newest() -> None:
+    """Sessions started within one clock tick tie on time: the pruning keeps the ones
+    started last (it once kept any ten, and could drop the session just started)."""
+    from contextward.store import Retention
+
+    store = Store.memory(retention=Retention(sessions=10))
+    store.clock = lambda: "2026-12-01T12:00:00+00:00"  # one tick for them all
+    for k in range(130):
+        store.sessions.start(f"s{k}")
+        assert store.sessions.get(f"s{k}") is not None, k
+    kept = {s.id for s in store.sessions.list(limit=1000)}
+    assert {"s127", "s128", "s129"} <= kept

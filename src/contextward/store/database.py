@@ -336,7 +336,7 @@ class Store:
         with self.write() as conn:
             cur = conn.execute(
                 "DELETE FROM sessions WHERE id NOT IN "
-                "(SELECT id FROM sessions ORDER BY updated_at DESC LIMIT ?)",
+                "(SELECT id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?)",
                 (self.retention.sessions,),
             )
             deleted["sessions"] = cur.rowcount

@@ -231,7 +231,7 @@ class Sessions:
                 # Sessions are bounded like the ledgers: keep the most recently active.
                 conn.execute(
                     "DELETE FROM sessions WHERE id NOT IN "
-                    "(SELECT id FROM sessions ORDER BY updated_at DESC LIMIT ?)",
+                    "(SELECT id FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?)",
                     (self.store.retention.sessions,),
                 )
         return _session(row)
