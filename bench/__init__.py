@@ -25,6 +25,7 @@ EVALUATIONS: tuple[str, ...] = (
     "bench.inspect_agreement",
     "bench.inspect_bounded",
     "bench.inspect_probe",
+    "bench.restore_probe",
     "bench.peers.compaction_guard",
     "bench.peers.context_guardian",
 )

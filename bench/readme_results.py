@@ -20,6 +20,7 @@ from bench import (
     inspect_eval,
     inspect_probe,
     inspect_provider,
+    restore_probe,
 )
 from bench.peers import compaction_guard, context_guardian
 
@@ -241,6 +242,29 @@ def probe_section() -> list[str]:
     return out
 
 
+def restore_section() -> list[str]:
+    out = [
+        "#### The restore block after a missed replacement (`python -m bench.restore_probe`)",
+        "",
+        "The same probes through the whole loop, each checked against a compaction summary "
+        "written by a helper who saw only the session: a faithful one, and for each control "
+        "also a wrong one that replaces a statement which still holds by a value or name "
+        "said later. Where supersession missed a replacement, the old statement is still in "
+        'the snapshot; restating it as one that "still holds" would undo the owner\'s change. '
+        "The later-word check reads it as replaced when a later statement of the session "
+        "explains the summary's change; a wrong summary must still get its statement "
+        "restored.",
+    ]
+    for title, data in inspect_probe.probes():
+        out += [
+            "",
+            f"{title[0].upper()}{title[1:]}:",
+            "",
+            *markdown_table(restore_probe.HEAD, restore_probe.rows(data)),
+        ]
+    return out
+
+
 def _met(row: tuple[str, str, str]) -> bool:
     """Whether a score row ("noise dropped", "79.1%", ">= 95%") meets its target."""
     _, value, target = row
@@ -318,6 +342,8 @@ def render(results: Path = RESULTS) -> str:
         *bounded_section(),
         "",
         *probe_section(),
+        "",
+        *restore_section(),
         "",
         *speed_section(results),
     ]

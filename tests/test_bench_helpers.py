@@ -547,3 +547,13 @@ def test_the_probe_replays_a_recorded_answer_in_provider_mode_and_only_a_current
     stored.write_text(json.dumps({**entry, "prompt_sha256": "0" * 64}), encoding="utf-8")
     assert probe.score(data, provider=True)["replacements, en"].found == 0
     assert probe.recorded(data) == "0 of 1"
+
+
+def test_the_restore_probe_never_hides_a_control_statement_under_a_wrong_summary() -> None:
+    from bench import restore_probe
+    from bench.inspect_probe import DATA
+
+    replaced, wrong, faithful = restore_probe.score(DATA).values()
+    assert (replaced.sessions, wrong.sessions, faithful.sessions) == (64, 32, 32)
+    assert wrong.checked == 0 and faithful.checked == 0
+    assert replaced.checked < replaced.plain  # the later-word check restates fewer

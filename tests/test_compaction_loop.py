@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -335,3 +336,117 @@ def test_a_choice_the_owner_pointed_elsewhere_after_a_compaction_is_not_carried(
     contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
     assert choice not in contents
     assert "Switch the invoice store to PostgreSQL." in contents
+
+
+LOGGING = [
+    Message("u1", "user", "Build the shop backend. Never push to main."),
+    Message("u2", "user", "Use loguru for logging in the worker."),
+    Message("a1", "assistant", "Added loguru to worker/main.py."),
+    # A replacement with no cue word: supersession keeps both statements current.
+    Message(
+        "u3",
+        "user",
+        "Logging in the worker must go through structlog; the platform expects its JSON.",
+    ),
+]
+FOLLOWED = (
+    "Goal: build the shop backend; never push to main. Logging in the worker must go "
+    "through structlog, since the platform expects its JSON."
+)
+
+
+def test_an_item_the_summary_replaced_as_the_owner_later_did_is_not_restated(
+    store: Store,
+) -> None:
+    taken = capture(store, LOGGING, session_id="s")
+    assert "Use loguru for logging in the worker." in {i.content for i in taken.snapshot.items}
+    check_summary(store, FOLLOWED, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert plan.items == ()
+    assert [(old.content, new.content) for old, new in plan.replaced] == [
+        ("Use loguru for logging in the worker.", LOGGING[3].text)
+    ]
+    assert render_restore(plan) == ""  # nothing is said to "still hold"
+    # A summary that lost the rule too restates the rule, and says what it left out.
+    check_summary(store, FOLLOWED.replace("never push to main", "push freely"), session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert "Never push to main" in block and "loguru" not in block
+    assert "(1 item not restated: replaced by a later statement of the session" in block
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # The agent's word never retires the owner's.
+        Message("a2", "assistant", "Logging in the worker must go through structlog now."),
+        # A rejected approach is no replacement.
+        Message("u3", "user", "We rejected structlog for logging in the worker: too slow."),
+    ],
+)
+def test_a_later_statement_without_the_authority_to_replace_never_hides_an_item(
+    store: Store, later: Message
+) -> None:
+    capture(store, [*LOGGING[:3], later], session_id="s")
+    check_summary(store, FOLLOWED, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert "Use loguru for logging in the worker." in {i.content for i in plan.items}
+    assert plan.replaced == ()
+
+
+def test_an_earlier_statement_the_summary_went_back_to_never_hides_the_later_one(
+    store: Store,
+) -> None:
+    reverted = [LOGGING[0], LOGGING[3], LOGGING[2], LOGGING[1]]  # loguru is the later word
+    capture(store, reverted, session_id="s")
+    check_summary(store, FOLLOWED, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert "Use loguru for logging in the worker." in {i.content for i in plan.items}
+
+
+def test_the_restore_command_lists_what_it_did_not_restate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps([{"role": m.role, "content": m.text} for m in LOGGING]))
+    summary = tmp_path / "s.md"
+    summary.write_text(FOLLOWED)
+    args = ["compact-test", str(transcript), "--summary", str(summary)]
+    result = CliRunner().invoke(main, args)
+    assert "Not restated: replaced by a later statement" in result.stdout
+    assert "  later: [requirement] Logging in the worker must go through structlog" in result.stdout
+    data = json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)
+    assert data["restore"] == []
+    assert [r["item"]["content"] for r in data["replaced_later"]] == [LOGGING[1].text]
+
+
+def test_a_summary_saying_the_owner_replaced_an_item_is_believed_when_the_owner_did(
+    store: Store,
+) -> None:
+    said = [
+        Message("u1", "user", "Build the shop backend."),
+        Message("u2", "user", "Use mongo for the event log."),
+        Message("u3", "user", "nah, keep the event log in postgres, we already run it."),
+    ]
+    summary = "Goal: build the shop backend. The event log lives in Postgres (jsonb), not mongo."
+    capture(store, said, session_id="s")
+    check_summary(store, summary, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert [old.content for old, _ in plan.replaced] == ["Use mongo for the event log."]
+    # The same summary with no such word from the owner is a summary error: restated.
+    capture(store, said[:2], session_id="t")
+    check_summary(store, summary, session_id="t")
+    plan = plan_restore(store, session_id="t")
+    assert [i.content for i in plan.items] == ["Use mongo for the event log."]
+    assert plan.replaced == ()
+
+
+def test_a_goal_is_never_read_as_replaced(store: Store) -> None:
+    goal = [
+        Message("u1", "user", "Goal: a nightly export of the orders to S3."),
+        Message("u2", "user", "The nightly export of the orders goes to GCS."),
+    ]
+    capture(store, goal, session_id="s")
+    check_summary(store, "The nightly export of the orders goes to GCS.", session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert [i.kind for i in plan.items] == ["goal"] and plan.replaced == ()

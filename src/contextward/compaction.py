@@ -22,7 +22,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .brief.restore import RestorePlan, plan_restore, render_restore, snapshot_from
+from .brief.restore import (
+    REPLACED_LATER,
+    RestorePlan,
+    plan_restore,
+    render_restore,
+    replaced_later,
+    snapshot_from,
+)
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
 from .core.item import STANDING
 from .inspect import (
@@ -169,9 +176,11 @@ def capture_inspection(
         extra += [item for item in carried if item.id not in gone]
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     agent |= {c.id for c in result.candidates if c.role == "assistant"}
+    inspected = {c.id for c in result.candidates}
     data = {
         **snapshot.to_dict(),
         ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
+        INSPECTED_ITEMS: [item.id for item in snapshot.items if item.id in inspected],
     }
     record = store.snapshots.add(data, label=label, session_id=session_id)
     store.inspections.add(
@@ -199,9 +208,22 @@ def check_summary(
         return None
     # Snapshot items are stored masked: a summary that kept a secret-bearing item
     # verbatim must match it, so it is checked masked too.
-    report = verify_context(snapshot, mask(summary_text(summary)), FactsVerifier())
+    text = mask(summary_text(summary))
+    report = verify_context(snapshot, text, FactsVerifier())
+    later = replaced_later(
+        snapshot,
+        {f.item_id: (f.status, f.reason or "") for f in report.findings},
+        text,
+        order=_listed(record, INSPECTED_ITEMS),
+        assistant=_listed(record, ASSISTANT_ITEMS),
+    )
     stored = store.check_reports.add(
-        {"snapshot_seq": record.seq, "source": source, "report": report.to_dict()},
+        {
+            "snapshot_seq": record.seq,
+            "source": source,
+            "report": report.to_dict(),
+            REPLACED_LATER: later,
+        },
         label=source,
         session_id=session_id,
     )
@@ -212,11 +234,18 @@ def check_summary(
 #: the ids of the items the assistant said, so that its own later word may retire them
 #: at the next compaction. An item not listed is read as the owner's.
 ASSISTANT_ITEMS = "assistant_items"
+#: And the ids of the items the inspected transcript said, in the order it said them (the
+#: standing record and carried items are not among them).
+INSPECTED_ITEMS = "inspected_items"
 
 
 def _assistant_items(record: Record | None) -> set[str]:
-    listed = record.data.get(ASSISTANT_ITEMS) if record is not None else None
-    return {i for i in listed if isinstance(i, str)} if isinstance(listed, list) else set()
+    return set(_listed(record, ASSISTANT_ITEMS))
+
+
+def _listed(record: Record | None, key: str) -> list[str]:
+    listed = record.data.get(key) if record is not None else None
+    return [i for i in listed if isinstance(i, str)] if isinstance(listed, list) else []
 
 
 def summary_text(raw: str) -> str:

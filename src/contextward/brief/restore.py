@@ -10,11 +10,14 @@ Must never: write to the store, or quote anything but snapshot items.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..core import ContextItem, Snapshot
+from ..core import ContextItem, FactsVerifier, Snapshot
 from ..core.errors import ContextGuardError
+from ..core.facts import key_sets
 from ..core.item import STANDING
+from ..printable import counted
 from ..redact import mask
 from ..store import Record, Store
 
@@ -27,14 +30,24 @@ HEADER = (
 )
 
 
+#: Beside a stored check report (``report``): ``{changed item id: later item id}``, the
+#: changed items whose new wording in the summary a later statement of the session holds.
+REPLACED_LATER = "replaced_later"
+
+
 @dataclass(frozen=True, slots=True)
 class RestorePlan:
-    """What to restore and why: ``checked`` is False when no check of the snapshot ran."""
+    """What to restore and why: ``checked`` is False when no check of the snapshot ran.
+
+    ``replaced`` pairs a changed item that is not restated with the later item of the
+    session whose word the summary kept instead (see ``replaced_later``).
+    """
 
     items: tuple[ContextItem, ...]
     snapshot_seq: int | None
     checked: bool
     statuses: dict[str, str]
+    replaced: tuple[tuple[ContextItem, ContextItem], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -74,8 +87,90 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         for f in report.get("findings", ())
         if isinstance(f, dict) and f.get("itemId") in failures
     }
-    items = tuple(item for item in snapshot.items if item.id in failures)
-    return RestorePlan(items, record.seq, True, {k: str(v) for k, v in statuses.items() if k})
+    by_id = {item.id: item for item in snapshot.items}
+    later = check.data.get(REPLACED_LATER)
+    replaced = {
+        old: by_id[new]
+        for old, new in (later.items() if isinstance(later, dict) else ())
+        if old in failures and new in by_id
+    }
+    items = tuple(item for item in snapshot.items if item.id in failures - set(replaced))
+    return RestorePlan(
+        items,
+        record.seq,
+        True,
+        {k: str(v) for k, v in statuses.items() if k},
+        tuple((by_id[old], new) for old, new in replaced.items()),
+    )
+
+
+#: Reasons for which the summary itself says an item no longer holds ("not mongo",
+#: "instead of Celery", "down from 8").
+_SAID_REPLACED = ("changed: negation flipped (added)", "changed: revoked", "changed: stale value")
+
+
+def replaced_later(
+    snapshot: Snapshot,
+    findings: Mapping[str, tuple[str, str]],
+    summary: str,
+    *,
+    order: Sequence[str],
+    assistant: Collection[str] = (),
+) -> dict[str, str]:
+    """Critical items the summary lost or changed the way a later statement of the session
+    replaced them, as ``{item id: later item id}``: supersession missed the replacement
+    ("Use loguru for logging in the worker." ... "Logging in the worker must go through
+    structlog"), and restating the old item as one that "still holds" would undo it.
+
+    ``findings`` maps item ids to the check's ``(status, reason)``. ``order`` lists the
+    items of the inspected transcript in the order they were said (the standing record
+    and carried items are not among them: nothing said in the session explains their
+    change away). The later item must be no rejected approach and be the owner's when the
+    old item is (the agent's word never retires the owner's). Then one of:
+
+    - the summary kept it as it stands, and it changes the old item by itself;
+    - the summary kept it as it stands, it is about the same thing (two shared terms),
+      and it holds a word the summary put in place of one of the old item's;
+    - the summary itself says the old item no longer holds (negated, revoked, a stale
+      value), and the later item holds a word the summary put in its place.
+
+    A goal is never replaced this way.
+    """
+    rank = {item_id: n for n, item_id in enumerate(order)}
+    items = [item for item in snapshot.items if item.id in rank]
+    status = {item_id: found[0] for item_id, found in findings.items()}
+    failed = [
+        i
+        for i in items
+        if i.critical and i.kind != "goal" and status.get(i.id) in ("changed", "lost")
+    ]
+    if not failed:
+        return {}
+    verifier = FactsVerifier()
+    placed = verifier.placed(items, summary)
+    keys = {i.id: key_sets(i.content) for i in items}
+    later: dict[str, str] = {}
+    for old in failed:
+        owner = old.id not in assistant
+        where = placed[old.id]
+        said = findings[old.id][1].startswith(_SAID_REPLACED)
+        for new in sorted(items, key=lambda i: -rank[i.id]):  # the latest word first
+            if (
+                rank[new.id] <= rank[old.id]
+                or new.kind == "rejected"
+                or (owner and new.id in assistant)
+                # the summary must say both in one place, not each of two things apart
+                or not where.window & placed[new.id].window
+            ):
+                continue
+            kept = status.get(new.id) == "preserved"
+            same_thing = len(keys[old.id][1] & keys[new.id][1]) >= 2
+            if (same_thing and where.put & keys[new.id][0] and ((kept and where.gone) or said)) or (
+                kept and verifier.verify([old], new.content)[0]["status"] == "changed"
+            ):
+                later[old.id] = new.id
+                break
+    return later
 
 
 def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
@@ -104,4 +199,23 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
     hidden = len(plan.items) - shown
     if hidden:
         lines.append(f"({hidden} more not shown: run `contextward restore` to see them all)")
+    if plan.replaced:
+        lines.append(
+            f"({counted(len(plan.replaced), 'item')} not restated: replaced by a later statement "
+            "of the session, which the summary follows; `contextward restore` lists them)"
+        )
+    return "\n".join(lines)
+
+
+def render_replaced(plan: RestorePlan) -> str:
+    """The changed items not restated, each with the later statement the summary followed."""
+    if not plan.replaced:
+        return ""
+    lines = [
+        "Not restated: replaced by a later statement of the session, which the summary "
+        "follows in their place:"
+    ]
+    for old, new in plan.replaced:
+        lines.append(f"- [{old.kind}] {' '.join(mask(old.content).split())}")
+        lines.append(f"  later: [{new.kind}] {' '.join(mask(new.content).split())}")
     return "\n".join(lines)

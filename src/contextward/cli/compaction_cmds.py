@@ -7,7 +7,7 @@ import json
 
 import click
 
-from ..brief.restore import RestorePlan, plan_restore, render_restore
+from ..brief.restore import RestorePlan, plan_restore, render_replaced, render_restore
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..inspect.provider import Answered
@@ -41,7 +41,7 @@ def compact_test(
         outcome = check_summary(store, summary, snapshot_record=taken.record)
         assert outcome is not None  # a snapshot was just stored
         plan = plan_restore(store)
-    restore = render_restore(plan)
+    restore = "\n\n".join(part for part in (render_restore(plan), render_replaced(plan)) if part)
     if as_json:
         data = {
             "schema_version": 1,
@@ -49,6 +49,9 @@ def compact_test(
             "snapshot": taken.snapshot.to_dict(),
             "report": outcome.report.to_dict(),
             "restore": [item.to_dict() for item in plan.items],
+            "replaced_later": [
+                {"item": old.to_dict(), "later": new.to_dict()} for old, new in plan.replaced
+            ],
         }
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
     else:
@@ -114,13 +117,18 @@ def restore(as_json: bool) -> None:
                     "snapshot_seq": plan.snapshot_seq,
                     "checked": plan.checked,
                     "items": [item.to_dict() for item in plan.items],
+                    "replaced_later": [
+                        {"item": old.to_dict(), "later": new.to_dict()}
+                        for old, new in plan.replaced
+                    ],
                 },
                 ensure_ascii=False,
                 indent=2,
             )
         )
     else:
-        say(render_restore(plan, max_chars=1_000_000) or "nothing to restore")
+        shown = [render_restore(plan, max_chars=1_000_000), render_replaced(plan)]
+        say("\n\n".join(part for part in shown if part) or "nothing to restore")
     raise SystemExit(1 if plan.items else 0)
 
 

@@ -75,6 +75,17 @@ class Region:
 
 
 @dataclass(frozen=True, slots=True)
+class Placed:
+    """An item's best region in a context (segment numbers; empty when none), the item's
+    keys the region lacks (``gone``) and the region's keys the item lacks (``put``: what
+    a changed item was changed to)."""
+
+    window: frozenset[int]
+    gone: frozenset[str]
+    put: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     """An item's anchors, cues and weighted term keys."""
 
@@ -96,9 +107,7 @@ class Profile:
         values = tuple(value for part in parts for value in part.values)  # repeats count
         idents = _unique(ident for part in parts for ident in part.idents)
         names = frozenset(name for part in parts for name in part.names)
-        anchor_keys = {VALUE_PREFIX + value.number for value in values}
-        anchor_keys.update(ident.key for ident in idents)
-        anchor_keys.update(names)
+        anchor_keys = _anchor_keys(parts)
         keys = set().union(*(part.keys for part in parts))
         cues: dict[str, int] = {}
         for part in parts:
@@ -297,6 +306,19 @@ class FactsVerifier:
             findings.append({"itemId": item.id, "status": status, "reason": reason})
         return findings
 
+    def placed(self, items: list[ContextItem], context: str) -> dict[str, Placed]:
+        """Where each item is best found in ``context``, and how that region differs from it."""
+        index = ContextIndex.build(context)
+        found: dict[str, Placed] = {}
+        for item in items:
+            profile = Profile.of(item.content)
+            own = frozenset(key for key, _ in profile.weights)
+            region = index.best_window(profile) if profile.weights else None
+            window = frozenset(region.window) if region is not None else frozenset()
+            there = frozenset().union(*(index.keysets[n] for n in window))
+            found[item.id] = Placed(window, own - there, there - own)
+        return found
+
     def _judge(
         self, profile: Profile, index: ContextIndex, context: str, folded_context: list[str]
     ) -> tuple[str, str]:
@@ -350,6 +372,23 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
         if stale:
             return "changed", f"changed: stale value ({stale[0]})"
     return "preserved", "preserved: verbatim"
+
+
+def key_sets(content: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A text's index keys: ``(all, terms)``; terms are the keys that are no anchor
+    (values, identifiers, names)."""
+    parts = analyse(content)
+    keys = frozenset().union(*(part.keys for part in parts))
+    return keys, keys - _anchor_keys(parts)
+
+
+def _anchor_keys(parts: Iterable[Clause]) -> frozenset[str]:
+    keys: set[str] = set()
+    for part in parts:
+        keys.update(VALUE_PREFIX + value.number for value in part.values)
+        keys.update(ident.key for ident in part.idents)
+        keys.update(part.names)
+    return frozenset(keys)
 
 
 def squash(lowered: str) -> str:
