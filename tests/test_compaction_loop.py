@@ -450,3 +450,19 @@ def test_a_goal_is_never_read_as_replaced(store: Store) -> None:
     check_summary(store, "The nightly export of the orders goes to GCS.", session_id="s")
     plan = plan_restore(store, session_id="s")
     assert [i.kind for i in plan.items] == ["goal"] and plan.replaced == ()
+
+
+def test_a_later_statement_about_another_thing_never_hides_an_item(store: Store) -> None:
+    timeouts = [
+        Message("u1", "user", "Build the shop backend."),
+        Message("u2", "user", "The payments service timeout must be 30 seconds."),
+        Message("u3", "user", "The search service timeout must be 10 seconds."),
+    ]
+    capture(store, timeouts, session_id="s")
+    wrong = (
+        "Goal: build the shop backend. The payments service timeout must be 10 seconds. "
+        "The search service timeout must be 10 seconds."
+    )
+    check_summary(store, wrong, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert [i.content for i in plan.items] == [timeouts[1].text] and plan.replaced == ()

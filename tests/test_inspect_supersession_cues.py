@@ -1320,3 +1320,40 @@ def test_a_question_a_kept_value_or_another_thing_s_value_retires_nothing(
 def test_a_bare_number_inside_another_is_a_new_value() -> None:
     said = "The API listens on 8080 inside the container."
     assert retired(after_a_reply(said, "OK.", "80 then."), said)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (
+            "The payments service timeout must be 30 seconds.",
+            "The search service timeout must be 10 seconds.",
+        ),
+        (
+            "Use a 30 second timeout for the payments service.",
+            "Use a 10 second timeout for the search service.",
+        ),
+        (
+            "Set the pool size for the staging database to 20.",
+            "Set the pool size for the prod database to 50.",
+        ),
+    ],
+)
+def test_the_same_setting_of_two_different_things_retires_neither(first: str, second: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the shop backend."),
+        Message("u1", "user", first),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", second),
+    )
+    assert not retired(result, first) and not retired(result, second)
+
+
+def test_the_same_setting_of_the_same_thing_still_retires_the_old_value() -> None:
+    result = run(
+        Message("u0", "user", "Build the shop backend."),
+        Message("u1", "user", "The payments service timeout must be 30 seconds."),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", "The payments service timeout must be 10 seconds."),
+    )
+    assert retired(result, "The payments service timeout must be 30 seconds.")

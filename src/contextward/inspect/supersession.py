@@ -1423,7 +1423,11 @@ def _same_value(
                 or previous[0] in numbers[1:]
                 # Prices of different things share words ("monthly", "plan"): one price
                 # replaces another only when the statement names the old one.
-                or (dim != "money" and bool(words & _subject_words(old.text)))
+                or (
+                    dim != "money"
+                    and bool(words & _subject_words(old.text))
+                    and not _other_subject(new.text, old.text)
+                )
             )
             if related:
                 out.append(old)
@@ -1450,6 +1454,37 @@ _UNIT_WORD = re.compile(
 def _bounded(text: str) -> bool:
     """Whether ``text`` sets a limit on a value ("under 50ms", "最多 3 次")."""
     return bool(_BOUND.search(text.casefold()))
+
+
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*")
+
+
+def _other_subject(new: str, old: str) -> bool:
+    """Whether two statements say the same of two different things: a content word of
+    one stands in the other's place between the same words ("the payments service
+    timeout" / "the search service timeout", "for the staging pool" / "for the prod
+    pool"). Their values are then of different things, whatever words they share."""
+    a, b = _latin_words(old), _latin_words(new)
+    only_a, only_b = set(a) - set(b), set(b) - set(a)
+    slots = {
+        (a[i - 1], a[i + 1]) for i in range(1, len(a) - 1) if _content(a[i]) and a[i] in only_a
+    }
+    return any(
+        (b[j - 1], b[j + 1]) in slots
+        for j in range(1, len(b) - 1)
+        if _content(b[j]) and b[j] in only_b
+    )
+
+
+@lru_cache(maxsize=_CACHE)
+def _latin_words(text: str) -> tuple[str, ...]:
+    return tuple(_LATIN_WORD.findall(text.casefold()))
+
+
+def _content(word: str) -> bool:
+    return (
+        len(word) > 2 and not word[0].isdigit() and word not in _STOP and not _UNIT_WORD.match(word)
+    )
 
 
 @lru_cache(maxsize=_CACHE)
