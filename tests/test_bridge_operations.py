@@ -210,3 +210,15 @@ def test_session_lifecycle_events(bridge: BridgeProcess, tmp_path: Path) -> None
     for fields in ({"event": "nope", "session_id": "s1"}, {"event": "session_end"}):
         assert bridge.call(request("bad", "record_event", **fields))["code"] == "invalid_request"
     assert (tmp_path / ".contextward").is_dir()
+
+
+def test_provider_notes_count_what_the_answer_refused_and_passed_by() -> None:
+    from contextward.hosts.bridge_library import _provider_notes
+    from contextward.inspect import InspectionResult
+
+    assert _provider_notes(InspectionResult((), 2, "provider", provider_passed=3)) == {
+        "provider_passed": 3
+    }
+    both = InspectionResult((), 2, "provider", provider_rejected=1, provider_passed=2)
+    assert _provider_notes(both) == {"provider_rejected": 1, "provider_passed": 2}
+    assert _provider_notes(InspectionResult((), 2, "provider")) == {}

@@ -523,3 +523,20 @@ def test_every_line_the_sdk_takes_reaches_the_server_unchanged(value: Any) -> No
         assert (parsed.answer.id, parsed.answer.error.code) == (None, INVALID_REQUEST)
     else:
         assert parsed == expected
+
+
+@pytest.mark.anyio
+async def test_the_finds_an_answer_passed_by_are_counted(project: Path) -> None:
+    messages = [
+        {"role": "user", "content": "Never push to main."},
+        {"role": "assistant", "content": "The staging run took 420 ms at p95."},
+    ]
+    answer = [{"kind": "constraint", "content": "Never push to main."}]
+    async with Client(build_server()) as client:
+        result = await call(client, "inspect", {"messages": messages, "answer": answer})
+        text = await call(client, "guidance", {"messages": messages, "answer": answer})
+    assert result["mode"] == "provider" and result["provider_passed"] == 1
+    assert "provider_rejected" not in result
+    assert text.startswith(
+        "contextward: 1 unsure find of the rules that the answer passed by dropped as noise"
+    )

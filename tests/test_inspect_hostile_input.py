@@ -328,6 +328,22 @@ def test_an_answer_whose_every_proposal_is_rejected_is_not_used(tmp_path: Path) 
     assert "3 proposal(s) of the answer rejected (not found verbatim in the transcript," in err
 
 
+def test_the_finds_an_answer_passed_by_are_counted(tmp_path: Path) -> None:
+    messages = [
+        {"id": "u1", "role": "user", "content": "Never push to main."},
+        {"id": "a1", "role": "assistant", "content": "The staging run took 420 ms at p95."},
+    ]
+    path = write(tmp_path, json.dumps(messages))
+    only_rule = {"candidates": [{"kind": "constraint", "content": "Never push to main."}]}
+    answer = write(tmp_path, json.dumps(only_rule), "a.json")
+    code, _out, err = invoke("inspect", path, "--answer", answer)
+    assert code == 0
+    assert (
+        "contextward: 1 unsure find of the rules that the answer passed by dropped as noise "
+        "(never the owner's words)\n"
+    ) in err
+
+
 # --- output that cannot be written ---------------------------------------------------------
 
 

@@ -375,7 +375,11 @@ def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_o
     # The rules keep the measurement, unsure (confidence at the confirm threshold).
     assert rules[measured].action == "keep"
     assert rules[measured].confidence <= PolicyConfig().confirm_confidence
-    silent = by_content(inspect_messages(CONVERSATION, provider=RULE_ONLY))
+    answered = inspect_messages(CONVERSATION, provider=RULE_ONLY)
+    silent = by_content(answered)
+    # Counted: the memories the model passed by, not the noise it left noise.
+    demoted = [t for t, c in silent.items() if c.kind == "transient" and rules[t].kind != c.kind]
+    assert demoted and answered.provider_passed == len(demoted)
     passed = silent[measured]
     assert (passed.kind, passed.action) == ("transient", "drop")
     assert passed.reason.startswith("a concrete finding") and "passed it by" in passed.reason

@@ -68,14 +68,22 @@ def load(
 
 
 def provider_notice(result: InspectionResult) -> None:
-    """Say on stderr why a model's answer was not used, or how much of it was refused."""
+    """Say on stderr why a model's answer was not used, how much of it was refused, and
+    how many of the rules' unsure finds it passed by (dropped as noise)."""
     if result.fallback_reason is not None:
         click.echo(f"contextward: answer not used ({result.fallback_reason}): rules mode", err=True)
-    elif result.provider_rejected:
+        return
+    if result.provider_rejected:
         click.echo(
             f"contextward: {result.provider_rejected} proposal(s) of the answer rejected "
             "(not found verbatim in the transcript, of no known kind, or tool output "
             "proposed as a rule)",
+            err=True,
+        )
+    if result.provider_passed:
+        click.echo(
+            f"contextward: {counted(result.provider_passed, 'unsure find')} of the rules "
+            "that the answer passed by dropped as noise (never the owner's words)",
             err=True,
         )
 

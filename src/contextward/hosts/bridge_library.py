@@ -69,10 +69,15 @@ def inspect(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
 
 
 def _provider_notes(result: InspectionResult) -> dict[str, Any]:
-    """Why provider mode fell back, or how many of the model's proposals were refused."""
+    """Why provider mode fell back, or how many of the model's proposals were refused and
+    how many of the rules' unsure finds it passed by."""
     if result.fallback_reason:
         return {"fallback_reason": result.fallback_reason}
-    return {"provider_rejected": result.provider_rejected} if result.provider_rejected else {}
+    notes = {
+        "provider_rejected": result.provider_rejected,
+        "provider_passed": result.provider_passed,
+    }
+    return {key: n for key, n in notes.items() if n}
 
 
 def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:

@@ -196,12 +196,16 @@ def _answered(answer: str | None) -> Answered | None:
 def _notes(answer: str | None, result: InspectionResult, read: _Read) -> dict[str, Any]:
     """What a result adds to the contract (our words and counts only): why an answer was
     not used (``fallback_reason``), how many of its proposals were refused
-    (``provider_rejected``), and the messages skipped by reason (``skipped``)."""
+    (``provider_rejected``), how many of the rules' unsure finds it passed by
+    (``provider_passed``), and the messages skipped by reason (``skipped``)."""
     notes: dict[str, Any] = {}
     if answer is not None and result.fallback_reason:
         notes["fallback_reason"] = result.fallback_reason
-    elif answer is not None and result.provider_rejected:
-        notes["provider_rejected"] = result.provider_rejected
+    elif answer is not None:
+        if result.provider_rejected:
+            notes["provider_rejected"] = result.provider_rejected
+        if result.provider_passed:
+            notes["provider_passed"] = result.provider_passed
     if read.skipped:
         notes["skipped"] = read.skipped
     return notes
@@ -217,6 +221,11 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
             f"contextward: {counted(notes['provider_rejected'], 'proposal')} of the answer "
             "not used (not found verbatim in the messages, of no known kind, or tool output "
             "proposed as a rule)"
+        )
+    if "provider_passed" in notes:
+        lines.append(
+            f"contextward: {counted(notes['provider_passed'], 'unsure find')} of the rules "
+            "that the answer passed by dropped as noise (never the owner's words)"
         )
     if "skipped" in notes:
         lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")
@@ -492,8 +501,8 @@ def build_server() -> MCPServer:
         proposal's `kind` is one of the kinds the prompt lists and its `content` is copied
         verbatim from one message (`source`, the id shown in brackets, is a hint); a proposal
         not found is not used and counted as `provider_rejected`. The same policy decides
-        every item; an assistant statement no proposal names is dropped as noise, the
-        owner's word is kept. An answer that cannot be used (no JSON, no proposal found)
+        every item; an assistant statement no proposal names is dropped as noise (counted
+        as `provider_passed`), the owner's word is kept. An answer that cannot be used (no JSON, no proposal found)
         gives the rules' result and says why in `fallback_reason`."""
         from ..inspect.provider import ProviderAnswerError, asked, instructions
 

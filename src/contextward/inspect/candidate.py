@@ -74,6 +74,8 @@ class InspectionResult:
     skipped: Mapping[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
     provider_rejected: int = 0
+    #: Provider mode: the rules' unsure memories the model passed by, now noise.
+    provider_passed: int = 0
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = dict.fromkeys(ACTIONS, 0)

@@ -177,7 +177,7 @@ def inspect_messages(
         failed = False
     mode: str = "rules"
     fallback: str | None = None
-    rejected = 0
+    rejected = passed = 0
     # The rules link what the rules found; the model's links come after, from its own words.
     supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
@@ -185,7 +185,8 @@ def inspect_messages(
         if fallback is None:
             mode = "provider"
             where = {id(m): n for n, m in enumerate(kept_messages)}
-            _relink(builder.drafts, proposals, _confirm(builder, proposals, where, config))
+            named, passed = _confirm(builder, proposals, where, config)
+            _relink(builder.drafts, proposals, named)
     candidates = tuple(_freeze(d, config) for d in builder.drafts)
     return InspectionResult(
         candidates=candidates,
@@ -195,6 +196,7 @@ def inspect_messages(
         skipped=_counted(skipped or {}, {"contextward_injection": own} if own else {}),
         fallback_reason=fallback,
         provider_rejected=rejected,
+        provider_passed=passed,
     )
 
 
@@ -252,6 +254,7 @@ def inspect_stream(
         skipped=_counted(transcript.skips.counts, result.skipped),
         fallback_reason=result.fallback_reason,
         provider_rejected=result.provider_rejected,
+        provider_passed=result.provider_passed,
     )
 
 
@@ -316,14 +319,14 @@ def _explain(
 
 def _confirm(
     builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
-) -> list[list[Draft]]:
+) -> tuple[list[list[Draft]], int]:
     """Provider mode: the host's model confirms the rules' unsure memories and adds what they missed.
 
     A memory proposal names every draft of its message that it contains or that contains
     it; a noise draft it names takes the model's kind. A rules memory no surer than
     ``config.confirm_confidence`` that no proposal names becomes noise, the model having
     read it and passed it by, unless the user said it. Returns, per proposal, the drafts
-    it names.
+    it names, and how many memories the model passed by.
     """
     by_source: dict[str, list[Draft]] = {}
     for draft in builder.drafts:
@@ -346,15 +349,17 @@ def _confirm(
             hits = [builder.add(p.message, where[id(p.message)], p.text, c)]
         confirmed.update(id(d) for d in hits)
         named.append(hits)
+    passed = 0
     for d in builder.drafts:
         if id(d) in confirmed or d.kind == "tool_output":
             continue
         # The owner's own words are not dropped because another model passed them by.
         if d.kind == "transient" or (_unsure(d, config) and d.role != "user"):
+            passed += d.kind != "transient"
             d.kind, d.importance = "transient", IMPORTANCE["transient"]
             d.confidence = max(d.confidence, config.drop_confidence)
             d.reason = f"{d.reason}; the host's model passed it by"
-    return named
+    return named, passed
 
 
 def _unsure(d: Draft, config: PolicyConfig) -> bool:
