@@ -1357,3 +1357,23 @@ def test_the_same_setting_of_the_same_thing_still_retires_the_old_value() -> Non
         Message("u2", "user", "The payments service timeout must be 10 seconds."),
     )
     assert retired(result, "The payments service timeout must be 30 seconds.")
+
+
+def test_actually_switch_to_x_retires_the_owner_s_last_choice_of_another() -> None:
+    result = run(
+        Message("u0", "user", "Build the shop backend."),
+        Message("u1", "user", "use loguru for logging in the worker"),
+        Message("a1", "assistant", "Added loguru to worker/main.py."),
+        Message("u2", "user", "Actually switch to structlog, the platform expects its JSON."),
+    )
+    assert retired(result, "use loguru for logging in the worker")
+
+
+def test_switching_to_a_branch_is_no_pick_of_another_tool() -> None:
+    result = run(
+        Message("u0", "user", "Build the shop backend."),
+        Message("u1", "user", "Use pnpm for installs."),
+        Message("a1", "assistant", "OK."),
+        Message("u2", "user", "switch to the staging branch and run the tests"),
+    )
+    assert not retired(result, "Use pnpm for installs.")

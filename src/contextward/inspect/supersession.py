@@ -460,6 +460,10 @@ _PICK = re.compile(
     r"(?:a |an |the |plain |just )?(?P<pick>`?[\w][\w.+-]*)|"
     # "nah postgres, we already run it"; "nah forget it" picks nothing.
     r"^(?:hmm+[,.]*\s+)?nah,?\s+(?P<pick3>[\w][\w.+-]*)(?=\s*(?:[,.;!]|$))|"
+    # "actually switch to structlog, …": one thing switched to, the clause ending there
+    # ("switch to the staging branch and run the tests" picks no option).
+    r"^(?:(?:hmm+|ok(?:ay)?|no|well|actually|then)[,.!]*\s+)*(?:let'?s )?switch (?:over )?to\s+"
+    r"(?P<pick4>`?[\w][\w.+-]*`?)(?=\s*(?:[,.;!]|$))|"
     r"^(?:那就|那|就|还是)?(?:用|选)\s*(?P<pick2>[A-Za-z][\w.+-]*)\s*吧"
 )
 # "FastAPI over Flask", "uv over poetry": the one picked, then the one it replaces.
@@ -511,7 +515,8 @@ def _pick_of(low: str) -> str | None:
     match = _PICK.match(low)
     if match is None:
         return None
-    pick = (match.group("pick") or match.group("pick2") or match.group("pick3")).strip("`.")
+    found = match.group("pick", "pick2", "pick3", "pick4")
+    pick = next(group for group in found if group).strip("`.")
     if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
         return None  # "let's go with that", "go with option 2", "go with 4 workers"
     return pick
