@@ -1377,3 +1377,24 @@ def test_switching_to_a_branch_is_no_pick_of_another_tool() -> None:
         Message("u2", "user", "switch to the staging branch and run the tests"),
     )
     assert not retired(result, "Use pnpm for installs.")
+
+
+def test_make_it_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
+    result = run(
+        Message("u0", "user", "Build the upload service."),
+        Message("u1", "user", "Max upload size is 10 MB."),
+        Message("a1", "assistant", "Set MAX_UPLOAD_BYTES to 10 MB; the 413 body says so."),
+        Message("u2", "user", "marketing wants video uploads. make it 50."),
+    )
+    assert retired(result, "Max upload size is 10 MB.")
+
+
+@pytest.mark.parametrize("reply", ["make it bigger.", "make it 50."])
+def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the upload service."),
+        Message("u1", "user", "Uploads go to the media bucket."),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", reply),
+    )
+    assert not retired(result, "Uploads go to the media bucket.")

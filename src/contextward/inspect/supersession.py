@@ -661,6 +661,8 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
 # "c6i.large.", "by month.", "postgres then".
 _BARE = re.compile(
     r"^(?:(?:ok(?:ay)?|hmm+|hm|fine|nah|no|wait|eh|so|ah)[,.!—–-]*\s+)?"
+    # "make it 50.": a bare value for "it", the one just set.
+    r"(?:(?:make|set|change|bump|raise|lower|drop|cut) (?:it|that)(?: to| down to| up to)?\s+)?"
     r"(?P<prep>by|per|in|on|to|at)?\s*(?P<value>`?[\w][\w.+/:-]{0,39}`?)"
     r"(?:\s+(?P<cue>then|actually|instead|please|minimum|max|maximum|"
     # "database is better for that", "ULIDs are better here, …".
