@@ -1398,3 +1398,35 @@ def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> N
         Message("u2", "user", reply),
     )
     assert not retired(result, "Uploads go to the media bucket.")
+
+
+@pytest.mark.parametrize(
+    ("old", "reply"),
+    [
+        ("set pytest-xdist to 8 workers in CI", "8 is too many, 4"),
+        ("Return 403 when someone requests another tenant's invoice.", "404, not 403."),
+        ("http client timeout 30", "timeout 60."),
+    ],
+)
+def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the billing service."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", "add retries on 502/503"),
+        Message("a2", "assistant", "Added retries=3."),
+        Message("u3", "user", reply),
+    )
+    assert retired(result, old)
+    assert not retired(result, "add retries on 502/503")
+
+
+@pytest.mark.parametrize("reply", ["retries 3.", "8 is too many, 4", "404, not 500."])
+def test_a_renumbering_of_something_else_retires_nothing(reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the billing service."),
+        Message("u1", "user", "http client timeout 30"),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", reply),
+    )
+    assert not retired(result, "http client timeout 30")

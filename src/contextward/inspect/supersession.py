@@ -227,7 +227,8 @@ def link(drafts: Sequence[Draft]) -> None:
                 continue  # what it takes back is known; nothing else is guessed
             # "9000 then.", "20 actually.", "ledger-svc.", "by month.": a bare value in
             # place of the one the owner set just before.
-            swapped = _bare_swap(new, [d for d in recent if d.position != first])
+            opened = [d for d in recent if d.position != first]
+            swapped = _renumbered(new, opened) or _bare_swap(new, opened)
             for old in swapped:
                 _retire(old, new)
             if swapped:
@@ -744,6 +745,54 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
 
 
 _ANY_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*(?:e[-+]?\d+)?(?!\d|\.\d)")
+_NUM = r"\d+(?:\.\d+)?"
+# "8 is too many, 4", "404, not 403", "timeout 60.": a terse reply that gives a number in
+# place of one the owner set, naming the old number or what the number is of.
+_RENUMBER = re.compile(
+    r"^(?:(?:ok(?:ay)?|hmm+|hm|nah|no|wait|eh|so|ah|actually)[,.!—–-]*\s+)?(?:"
+    rf"(?P<faulted>{_NUM}) (?:is|are|was|feels|seems) (?:way |a bit |far )?too "
+    r"(?:many|much|few|high|low|big|small|long|short|slow|fast|aggressive)[,;:—–-]+\s*"
+    rf"(?P<value>{_NUM})|"
+    rf"(?P<value2>{_NUM}),? not (?P<named>{_NUM})|"
+    rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})"
+    r")\s*[.!]?$"
+)
+
+
+def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's statement a terse renumbering replaces: the latest in a correction's
+    reach that holds the number it names ("8 is too many, 4"; "404, not 403") or, for
+    "timeout 60.", the words it names beside another number ("http client timeout 30")."""
+    if new.role != "user" or new.supersedes:
+        return []
+    match = _RENUMBER.match(new.text.casefold().strip())
+    if match is None:
+        return []
+    value = match["value"] or match["value2"] or match["value3"]
+    old_number, key = match["faulted"] or match["named"], match["key"]
+    for old in reversed(recent):
+        if new.turn - old.turn > CORRECTION_REACH:
+            break
+        if (
+            old.role != "user"
+            or old.superseded_by is not None
+            or old.kind not in _CANCELLABLE
+            or old.turn == new.turn
+        ):
+            continue
+        said = old.text.casefold()
+        numbers = _ANY_NUMBER.findall(said)
+        if value in numbers:
+            return []  # it says this number already
+        if old_number is not None and old_number in numbers:
+            return [old]
+        if (
+            key is not None
+            and numbers
+            and re.search(rf"\b{re.escape(key)}\b\W*(?:\w+\W+)?{_NUM}", said)
+        ):
+            return [old]
+    return []
 
 
 def _form(token: str, text: str) -> tuple[frozenset[str], bool]:
