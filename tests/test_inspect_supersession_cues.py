@@ -1430,3 +1430,15 @@ def test_a_renumbering_of_something_else_retires_nothing(reply: str) -> None:
         Message("u2", "user", reply),
     )
     assert not retired(result, "http client timeout 30")
+
+
+def test_let_s_not_do_x_calls_off_the_work_that_names_x() -> None:
+    result = run(
+        Message("u0", "user", "Build the shop backend."),
+        Message("u1", "user", "Add a GraphQL layer on top of the REST API this quarter."),
+        Message("a1", "assistant", "Starting with the schema."),
+        Message("u2", "user", "let's not do graphql this quarter. the mobile team is fine."),
+        Message("u3", "user", "let's not add any new endpoints."),
+    )
+    assert retired(result, "Add a GraphQL layer on top of the REST API this quarter.")
+    assert not retired(result, "let's not do graphql this quarter.")

@@ -589,6 +589,10 @@ _CANCEL = re.compile(
     # "ditch wkhtmltopdf, it's unmaintained", "localStorage is out, security flagged it".
     r"\b(?:ditch|scrap|forget about)\s+(?:the\s+)?(?P<thing5>[\w.+/-]{3,40})(?=\s*(?:[,.;!]|$))|"
     r"^(?:the\s+)?(?P<thing6>[\w.+/-]{3,40}(?:\s+[\w.+/-]+){0,2}?)\s+(?:is|are)\s+out\b|"
+    # "let's not do graphql this quarter" calls off "Add a GraphQL layer … this quarter".
+    r"\blet'?s not (?:do|add|build|ship|bother with|go with)\s+(?:the |a |an |any )?"
+    r"(?P<thing7>[\w./-]+(?:\s+[\w./-]+){0,2}?)"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:this|for now|yet|after all|anymore|any more|at all)\b)|"
     + _THING_BEFORE
     # "签名校验取消，…" calls it off; "订单取消后退款" tells what happens to an order.
     + r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
@@ -829,7 +833,9 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if match is None:
         return []
     thing = next(
-        t for t in match.group("thing", "thing2", "thing3", "thing4", "thing5", "thing6") if t
+        t
+        for t in match.group("thing", "thing2", "thing3", "thing4", "thing5", "thing6", "thing7")
+        if t
     )
     words = _words(thing) - _VAGUE_THING
     if not words:
