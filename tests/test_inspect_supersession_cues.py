@@ -1442,3 +1442,20 @@ def test_let_s_not_do_x_calls_off_the_work_that_names_x() -> None:
     )
     assert retired(result, "Add a GraphQL layer on top of the REST API this quarter.")
     assert not retired(result, "let's not do graphql this quarter.")
+
+
+def test_switching_a_thing_to_a_value_retires_the_owner_s_terse_setting_of_it() -> None:
+    result = run(
+        Message("u0", "user", "Containerise the API."),
+        Message("u1", "user", "base image python:3.12-slim"),
+        Message("a1", "assistant", "Updated the Dockerfile FROM line."),
+        Message("u2", "user", "Switch the base image to cgr.dev/chainguard/python, no shell."),
+    )
+    assert retired(result, "base image python:3.12-slim")
+    again = run(
+        Message("u0", "user", "Containerise the API."),
+        Message("u1", "user", "base image python:3.12-slim"),
+        Message("a1", "assistant", "Updated the Dockerfile FROM line."),
+        Message("u2", "user", "Switch the base image to python:3.12-slim in CI too."),
+    )
+    assert not retired(again, "base image python:3.12-slim")  # it names the same value

@@ -869,7 +869,7 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         if (
             not (
                 old.kind in _POINTED
-                or (old.kind in _STATED and old.role == "user" and _names(old.text))
+                or (old.kind in _STATED and old.role == "user" and _named_thing(old.text))
             )
             or old.superseded_by is not None
             or old.position >= new.position
@@ -877,9 +877,18 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         ):
             continue
         have = _words(old.text)
-        if len(words & have) >= wanted and not _mentions(have, named):
+        # "python:3.12-slim" does not name "cgr.dev/chainguard/python": the whole value must.
+        if len(words & have) >= wanted and not _mentions(have, {max(named, key=len)}):
             out.append(old)
     return out
+
+
+def _named_thing(text: str) -> bool:
+    """Whether an owner's statement names a thing: a name, or a token shaped like one
+    ("python:3.12-slim", "t3.medium")."""
+    return bool(_names(text)) or any(
+        _shape(t.strip("`")) == "name" for t in _TOKENS.findall(text.casefold())
+    )
 
 
 #: Verbs of a purpose ("to mention", "to use"), which no thing is pointed at.
