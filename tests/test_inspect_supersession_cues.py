@@ -1459,3 +1459,35 @@ def test_switching_a_thing_to_a_value_retires_the_owner_s_terse_setting_of_it() 
         Message("u2", "user", "Switch the base image to python:3.12-slim in CI too."),
     )
     assert not retired(again, "base image python:3.12-slim")  # it names the same value
+
+
+@pytest.mark.parametrize(
+    ("off", "on"),
+    [
+        (
+            "Disable the cache on the search endpoint.",
+            "turn the cache back on for search, 30s TTL.",
+        ),
+        ("Turn off the rate limiter for the load test.", "ok, turn it back on."),
+        ("把 ESLint 的 no-explicit-any 关掉。", "还是打开吧，关了以后 any 满天飞。"),
+    ],
+)
+def test_turning_a_thing_back_on_retires_the_owner_s_turning_it_off(off: str, on: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the search API."),
+        Message("u1", "user", off),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", on),
+    )
+    assert retired(result, off)
+
+
+def test_turning_another_thing_back_on_retires_nothing() -> None:
+    off = "Disable debug logging in the worker."
+    result = run(
+        Message("u0", "user", "Build the search API."),
+        Message("u1", "user", off),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", "turn the cache back on for search."),
+    )
+    assert not retired(result, off)

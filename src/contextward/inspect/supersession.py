@@ -211,7 +211,7 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in _moved(new, recent):
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
-            called_off = _cancelled(new, recent)
+            called_off = _cancelled(new, recent) or _back_on(new, far.before(index))
             for old in called_off:
                 _retire(old, new)
             if called_off:
@@ -844,6 +844,44 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     return [
         old for old in recent if _called_off(old, new) and len(words & _words(old.text)) >= wanted
     ]
+
+
+# "turn the cache back on for search", "re-enable the rate limiter", "还是打开吧": what the
+# owner turned off before is on again.
+_BACK_ON = re.compile(
+    r"\b(?:turn|switch|put|flip) (?:(?:the\s+)?(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)|it|that)"
+    r" back on\b|\bre-?enable (?:the\s+)?(?P<thing2>[\w./-]+(?:\s+[\w./-]+)?)|"
+    r"^(?:那|那就)?(?:还是|再)(?:打开|开启|开着|启用)"
+)
+_TURNED_OFF = re.compile(
+    r"\b(?:disable|turn off|switch off|rip out)\b|\b(?:turn|switch) (?:\S+ ){1,3}off\b|"
+    r"关掉|关闭|关了|禁用|停用"
+)
+
+
+def _back_on(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's statement that turned off what ``new`` turns back on: the latest one
+    in reach that names the thing (two shared words, or its one word), or, when ``new``
+    names nothing ("turn it back on", "还是打开吧"), within a correction's reach."""
+    match = _BACK_ON.search(new.text.casefold())
+    if match is None or new.role != "user":
+        return []
+    thing = match["thing"] or match["thing2"]
+    words = _words(thing) - _VAGUE_THING if thing else frozenset()
+    reach = COUNT_REACH if words else CORRECTION_REACH
+    for old in reversed(recent):
+        if new.turn - old.turn > reach:
+            break
+        if (
+            old.role != "user"
+            or old.turn == new.turn
+            or not _called_off(old, new)
+            or not _TURNED_OFF.search(old.text.casefold())
+        ):
+            continue
+        if not words or len(words & _words(old.text)) >= min(2, len(words)):
+            return [old]
+    return []
 
 
 def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
