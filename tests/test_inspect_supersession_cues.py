@@ -1406,6 +1406,7 @@ def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> N
         ("set pytest-xdist to 8 workers in CI", "8 is too many, 4"),
         ("Return 403 when someone requests another tenant's invoice.", "404, not 403."),
         ("http client timeout 30", "timeout 60."),
+        ("本地开发端口 3000。", "3000 被别的项目占了，用 3001。"),
     ],
 )
 def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: str) -> None:

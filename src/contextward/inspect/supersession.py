@@ -758,8 +758,11 @@ _RENUMBER = re.compile(
     r"(?:many|much|few|high|low|big|small|long|short|slow|fast|aggressive)[,;:—–-]+\s*"
     rf"(?P<value>{_NUM})|"
     rf"(?P<value2>{_NUM}),? not (?P<named>{_NUM})|"
-    rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})"
-    r")\s*[.!]?$"
+    rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})|"
+    # "3000 被别的项目占了，用 3001。": the number faulted first, then the one to use.
+    rf"(?P<faulted2>{_NUM})\s*[^，,。；;\d]{{1,16}}[，,]\s*(?:那就|就|还是)?"
+    rf"(?:用|改成|换成|改用|设成|设为)\s*(?P<value4>{_NUM})\s*吧?"
+    r")\s*[.!。！]?$"
 )
 
 
@@ -772,8 +775,9 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _RENUMBER.match(new.text.casefold().strip())
     if match is None:
         return []
-    value = match["value"] or match["value2"] or match["value3"]
-    old_number, key = match["faulted"] or match["named"], match["key"]
+    value = match["value"] or match["value2"] or match["value3"] or match["value4"]
+    old_number = match["faulted"] or match["named"] or match["faulted2"]
+    key = match["key"]
     for old in reversed(recent):
         if new.turn - old.turn > CORRECTION_REACH:
             break
