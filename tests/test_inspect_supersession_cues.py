@@ -1407,6 +1407,8 @@ def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> N
         ("Return 403 when someone requests another tenant's invoice.", "404, not 403."),
         ("http client timeout 30", "timeout 60."),
         ("本地开发端口 3000。", "3000 被别的项目占了，用 3001。"),
+        ("Pin node to 18 in the Dockerfile and CI.", "node 18 is EOL, bump it to 20"),
+        ("Python 版本用 3.9。", "升到 3.11 吧，3.9 快停止维护了。"),
     ],
 )
 def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: str) -> None:

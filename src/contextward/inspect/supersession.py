@@ -677,7 +677,7 @@ _BARE = re.compile(
 # "数据库扛不住，8 吧。", "还是上 Redis 吧", "RabbitMQ 够了", "先 docker compose 吧": a
 # clause that is a value and a particle of choosing.
 _BARE_ZH = re.compile(
-    r"(?:^|[，,。；;]\s*)(?:还是|先|就|那就|那)?\s*(?:上|用|改用|换成)?\s*"
+    r"(?:^|[，,。；;]\s*)(?:还是|先|就|那就|那)?\s*(?:上|用|改用|换成|升到|降到|改成|改为|调到)?\s*"
     r"(?P<value>[a-z0-9][\w.+-]*(?: [a-z0-9][\w.+-]*)?)\s*(?P<cue>吧|就行了?|就够了|够了)"
 )
 _NUMBER_TOKEN = re.compile(r"^v?\d+(?:\.\d+)*(?:e[-+]?\d+)?$")
@@ -754,8 +754,11 @@ _NUM = r"\d+(?:\.\d+)?"
 # place of one the owner set, naming the old number or what the number is of.
 _RENUMBER = re.compile(
     r"^(?:(?:ok(?:ay)?|hmm+|hm|nah|no|wait|eh|so|ah|actually)[,.!—–-]*\s+)?(?:"
-    rf"(?P<faulted>{_NUM}) (?:is|are|was|feels|seems) (?:way |a bit |far )?too "
-    r"(?:many|much|few|high|low|big|small|long|short|slow|fast|aggressive)[,;:—–-]+\s*"
+    # "node 18 is EOL, bump it to 20": what the number is of may lead.
+    rf"(?:[a-z][\w.-]* )?(?P<faulted>{_NUM}) (?:is|are|was|feels|seems) (?:way |a bit |far )?"
+    r"(?:too (?:many|much|few|high|low|big|small|long|short|slow|fast|aggressive)|eol|"
+    r"end of life|old|outdated|deprecated|unsupported)[,;:—–-]+\s*"
+    r"(?:(?:bump|move|go|change|set|upgrade|switch)(?: it| that)? to |use )?"
     rf"(?P<value>{_NUM})|"
     rf"(?P<value2>{_NUM}),? not (?P<named>{_NUM})|"
     rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})|"
