@@ -1494,3 +1494,41 @@ def test_turning_another_thing_back_on_retires_nothing() -> None:
         Message("u2", "user", "turn the cache back on for search."),
     )
     assert not retired(result, off)
+
+
+@pytest.mark.parametrize(
+    ("old", "reply"),
+    [
+        (
+            "Call the new CLI command `sync-users`.",
+            "Rename it to `import-users`, sync sounds two-way.",
+        ),
+        ("Store timestamps as local time.", "Store them as UTC, not local time."),
+    ],
+)
+def test_a_new_name_or_way_for_the_thing_just_set_replaces_it(old: str, reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the user sync tool."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", reply),
+    )
+    assert retired(result, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "reply"),
+    [
+        ("Never deploy to prod on Fridays.", "Deploy to staging, not prod."),
+        ("Store timestamps as local time.", "Ship it today, not yet."),
+        ("Store timestamps as local time.", "Show them as local time, not UTC."),
+    ],
+)
+def test_not_y_corrects_no_rule_and_nothing_that_does_not_say_y(old: str, reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Build the user sync tool."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", reply),
+    )
+    assert not retired(result, old)

@@ -228,7 +228,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # "9000 then.", "20 actually.", "ledger-svc.", "by month.": a bare value in
             # place of the one the owner set just before.
             opened = [d for d in recent if d.position != first]
-            swapped = _renumbered(new, opened) or _bare_swap(new, opened)
+            swapped = _renumbered(new, opened) or _not_that(new, opened) or _bare_swap(new, opened)
             for old in swapped:
                 _retire(old, new)
             if swapped:
@@ -666,13 +666,15 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
 # "c6i.large.", "by month.", "postgres then".
 _BARE = re.compile(
     r"^(?:(?:ok(?:ay)?|hmm+|hm|fine|nah|no|wait|eh|so|ah)[,.!—–-]*\s+)?"
-    # "make it 50.": a bare value for "it", the one just set.
-    r"(?:(?:make|set|change|bump|raise|lower|drop|cut) (?:it|that)(?: to| down to| up to)?\s+)?"
+    # "make it 50.": a bare value for "it", the one just set; "Rename it to `import-users`,
+    # sync sounds two-way": a new name for it, with its reason.
+    r"(?:(?:make|set|change|bump|raise|lower|drop|cut) (?:it|that)(?: to| down to| up to)?\s+|"
+    r"(?P<renamed>rename (?:it|that|this|them) to)\s+)?"
     r"(?P<prep>by|per|in|on|to|at)?\s*(?P<value>`?[\w][\w.+/:-]{0,39}`?)"
     r"(?:\s+(?P<cue>then|actually|instead|please|minimum|max|maximum|"
     # "database is better for that", "ULIDs are better here, …".
     r"(?:is|are) (?:better|simpler|safer|enough) (?:for that|for this|here)))?"
-    r"\s*(?:[.!。]*$|(?(cue)[,;—–-]|(?!)))"
+    r"\s*(?:[.!。]*$|(?(cue)[,;—–-]|(?(renamed)[,;—–-]|(?!))))"
 )
 # "数据库扛不住，8 吧。", "还是上 Redis 吧", "RabbitMQ 够了", "先 docker compose 吧": a
 # clause that is a value and a particle of choosing.
@@ -767,6 +769,54 @@ _RENUMBER = re.compile(
     rf"(?:用|改成|换成|改用|设成|设为)\s*(?P<value4>{_NUM})\s*吧?"
     r")\s*[.!。！]?$"
 )
+
+
+# "Store them as UTC, not local time.": the new way, then the old one named.
+_NOT_THAT = re.compile(
+    r"^(?P<head>[^,;.!?]{3,80}?),?\s+not\s+(?P<old>[\w.-]+(?:\s+[\w.-]+){0,2})\s*[.!]?$"
+)
+#: What "…, not X" names that is no earlier statement: "not yet", "not now", "not sure".
+_NOT_NAMING = frozenset(
+    re.findall(
+        r"\S+",
+        "yet now sure really today tomorrow this that it them me you us needed necessary "
+        "required urgent important ok okay fine a an the",
+    )
+)
+
+
+def _not_that(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's statement "…, not Y" corrects: the latest in a correction's reach that
+    says Y and not the new way, about the same thing (a word shared besides Y's). A rule
+    of the owner's is never corrected this way ("Deploy to staging, not prod." after
+    "Never deploy to prod on Fridays")."""
+    if new.role != "user" or new.supersedes:
+        return []
+    match = _NOT_THAT.match(new.text.casefold().strip())
+    if match is None or match["old"].split()[0] in _NOT_NAMING:
+        return []
+    phrase = re.compile(rf"(?<![\w.-]){re.escape(match['old'])}(?![\w-])")
+    head, named = _words(match["head"]), _words(match["old"])
+    new_words = head - named
+    for old in reversed(recent):
+        if new.turn - old.turn > CORRECTION_REACH:
+            break
+        if (
+            old.role != "user"
+            or old.superseded_by is not None
+            or old.kind not in _CANCELLABLE
+            or old.kind == "constraint"
+            or old.turn == new.turn
+        ):
+            continue
+        said = old.text.casefold()
+        if phrase.search(said) is None:
+            continue
+        have = _words(old.text)
+        if new_words and new_words <= have:
+            return []  # it says the new way already
+        return [old] if (head - named) & have else []
+    return []
 
 
 def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
