@@ -1532,3 +1532,23 @@ def test_not_y_corrects_no_rule_and_nothing_that_does_not_say_y(old: str, reply:
         Message("u2", "user", reply),
     )
     assert not retired(result, old)
+
+
+def test_a_new_standing_rule_on_the_same_act_replaces_the_owner_s_old_one() -> None:
+    old = "Always run the full test suite before committing."
+    result = run(
+        Message("u0", "user", "Build the billing service."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Will do."),
+        Message(
+            "u2", "user", "From now on just run the unit tests before commits, CI does the rest."
+        ),
+    )
+    assert retired(result, old)
+    also = run(
+        Message("u0", "user", "Build the billing service."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Will do."),
+        Message("u2", "user", "From now on also run the linter before commits."),
+    )
+    assert not retired(also, old)

@@ -190,6 +190,16 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(plan, new)
                 for old in _echoed(plan, recent) if not _values(new.text) else ():
                     _retire(old, new)
+        if (
+            new.role == "user"
+            and new.kind == "constraint"
+            and _FROM_NOW.search(new.text.casefold())
+            and not _ADDITIVE.search(new.text)
+        ):
+            # "From now on just run the unit tests before commits" replaces "Always run
+            # the full test suite before committing": a new standing rule on the same act.
+            for old in _lifted(new, far.before(index)):
+                _retire(old, new)
         if new.role == "user" and _LIFTS.search(new.text.casefold()):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach.
@@ -406,6 +416,9 @@ _LIFTS = re.compile(
     r"cancell?ed|removed)\b|"
     r"现在可以(?!了)|从现在起可以|(?:规定|规则|限制|要求)(?:已经|已)?(?:取消|作废|不适用)|不再需要|不用再"
 )
+
+
+_FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
 
 
 def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
