@@ -1435,6 +1435,16 @@ def test_a_renumbering_of_something_else_retires_nothing(reply: str) -> None:
     assert not retired(result, "http client timeout 30")
 
 
+def test_let_s_not_send_x_calls_off_the_request_for_x() -> None:
+    result = run(
+        Message("u0", "user", "Build the signup flow."),
+        Message("u1", "user", "Add a confirmation email after signup."),
+        Message("a1", "assistant", "I'll add a SignupConfirmation email template."),
+        Message("u2", "user", "Let's not send emails at signup, add an in-app banner instead."),
+    )
+    assert retired(result, "Add a confirmation email after signup.")
+
+
 def test_let_s_not_do_x_calls_off_the_work_that_names_x() -> None:
     result = run(
         Message("u0", "user", "Build the shop backend."),

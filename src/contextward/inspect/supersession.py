@@ -603,7 +603,8 @@ _CANCEL = re.compile(
     r"\b(?:ditch|scrap|forget about)\s+(?:the\s+)?(?P<thing5>[\w.+/-]{3,40})(?=\s*(?:[,.;!]|$))|"
     r"^(?:the\s+)?(?P<thing6>[\w.+/-]{3,40}(?:\s+[\w.+/-]+){0,2}?)\s+(?:is|are)\s+out\b|"
     # "let's not do graphql this quarter" calls off "Add a GraphQL layer … this quarter".
-    r"\blet'?s not (?:do|add|build|ship|bother with|go with)\s+(?:the |a |an |any )?"
+    r"\blet'?s not (?:do|add|build|ship|send|use|keep|support|bother with|go with)\s+"
+    r"(?:the |a |an |any )?"
     r"(?P<thing7>[\w./-]+(?:\s+[\w./-]+){0,2}?)"
     r"(?=\s*(?:[,.;!]|$)|\s+(?:this|for now|yet|after all|anymore|any more|at all)\b)|"
     + _THING_BEFORE
