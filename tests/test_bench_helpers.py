@@ -556,4 +556,4 @@ def test_the_restore_probe_never_hides_a_control_statement_under_a_wrong_summary
     replaced, wrong, faithful = restore_probe.score(DATA).values()
     assert (replaced.sessions, wrong.sessions, faithful.sessions) == (64, 32, 32)
     assert wrong.checked == 0 and faithful.checked == 0
-    assert replaced.checked < replaced.plain  # the later-word check restates fewer
+    assert replaced.checked <= replaced.plain  # the later-word check never restates more
