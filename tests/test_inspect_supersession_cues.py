@@ -1337,6 +1337,9 @@ def test_a_bare_number_inside_another_is_a_new_value() -> None:
             "Set the pool size for the staging database to 20.",
             "Set the pool size for the prod database to 50.",
         ),
+        ("Set the read timeout to 10 seconds.", "Set the connect timeout to 2 seconds."),
+        ("Read timeout 10s.", "Connect timeout 2s."),
+        ("读超时设为 10 秒。", "写超时设为 20 秒。"),
     ],
 )
 def test_the_same_setting_of_two_different_things_retires_neither(first: str, second: str) -> None:

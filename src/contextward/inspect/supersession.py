@@ -1597,16 +1597,18 @@ def _same_value(
             if gap > CORRECTION_REACH and not named and (dim in ("time", "date") or dim[0] == "="):
                 continue  # far back, only a count of the same thing ("5 seeds", "3 seeds")
             related = (
-                dim.startswith("=")
-                or (implied is not None and implied.get(dim) == previous[0])
+                (implied is not None and implied.get(dim) == previous[0])
                 or numbers[0] in previous[1:]
                 or previous[0] in numbers[1:]
-                # Prices of different things share words ("monthly", "plan"): one price
-                # replaces another only when the statement names the old one.
                 or (
-                    dim != "money"
-                    and bool(words & _subject_words(old.text))
-                    and not _other_subject(new.text, old.text)
+                    # The read and the connect timeout are two things, whatever they share.
+                    not _other_subject(new.text, old.text)
+                    and (
+                        dim.startswith("=")
+                        # Prices of different things share words ("monthly", "plan"): one
+                        # price replaces another only when the statement names the old one.
+                        or (dim != "money" and bool(words & _subject_words(old.text)))
+                    )
                 )
             )
             if related:
@@ -1636,32 +1638,43 @@ def _bounded(text: str) -> bool:
     return bool(_BOUND.search(text.casefold()))
 
 
-_LATIN_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*")
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*|[\u4e00-\u9fff]")
+#: Characters that say how, not what: never a subject in a slot.
+_CJK_FUNCTION = frozenset("的了是把和也都就还要在设为改成到用将再先")
 
 
 def _other_subject(new: str, old: str) -> bool:
     """Whether two statements say the same of two different things: a content word of
     one stands in the other's place between the same words ("the payments service
     timeout" / "the search service timeout", "for the staging pool" / "for the prod
-    pool"). Their values are then of different things, whatever words they share."""
-    a, b = _latin_words(old), _latin_words(new)
+    pool", "Set the read timeout" / "Set the connect timeout", "读超时" / "写超时"; at
+    the start, before the same two). Their values are then of different things,
+    whatever words they share."""
+    a, b = ("", *_latin_words(old), ""), ("", *_latin_words(new), "")
     only_a, only_b = set(a) - set(b), set(b) - set(a)
-    slots = {
-        (a[i - 1], a[i + 1]) for i in range(1, len(a) - 1) if _content(a[i]) and a[i] in only_a
-    }
-    return any(
-        (b[j - 1], b[j + 1]) in slots
-        for j in range(1, len(b) - 1)
-        if _content(b[j]) and b[j] in only_b
-    )
+    slots = {_slot(a, i) for i in range(1, len(a) - 1) if a[i] in only_a}
+    return any(_slot(b, j) in slots - {None} for j in range(1, len(b) - 1) if b[j] in only_b)
+
+
+def _slot(words: tuple[str, ...], i: int) -> tuple[str, ...] | None:
+    """A content word's neighbours: the one before and after, or at the start, where it
+    must qualify the word after it ("read timeout", not "send the mail"), the two after."""
+    if not _content(words[i]):
+        return None
+    if words[i - 1]:
+        return words[i - 1], words[i + 1]
+    return ("", *words[i + 1 : i + 3]) if words[i + 1] and _content(words[i + 1]) else None
 
 
 @lru_cache(maxsize=_CACHE)
 def _latin_words(text: str) -> tuple[str, ...]:
-    return tuple(_LATIN_WORD.findall(text.casefold()))
+    """Words and CJK characters, every number one placeholder: values are no subject."""
+    return tuple("#" if w[0].isdigit() else w for w in _LATIN_WORD.findall(text.casefold()))
 
 
 def _content(word: str) -> bool:
+    if "\u4e00" <= word[0] <= "\u9fff":
+        return word not in _CJK_FUNCTION
     return (
         len(word) > 2 and not word[0].isdigit() and word not in _STOP and not _UNIT_WORD.match(word)
     )
