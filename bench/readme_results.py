@@ -253,7 +253,10 @@ def restore_section() -> list[str]:
         'the snapshot; restating it as one that "still holds" would undo the owner\'s change. '
         "The later-word check reads it as replaced when a later statement of the session "
         "explains the summary's change; a wrong summary must still get its statement "
-        "restored.",
+        "restored. The second table lays each control's summary out as Claude Code's "
+        "/compact does, every user message quoted word for word before the current state: "
+        "a wrong summary's error then follows a verbatim copy of the item it changes, and "
+        "is found only if the check reads past the copy.",
     ]
     for title, data in inspect_probe.probes():
         out += [
@@ -261,6 +264,8 @@ def restore_section() -> list[str]:
             f"{title[0].upper()}{title[1:]}:",
             "",
             *markdown_table(restore_probe.HEAD, restore_probe.rows(data)),
+            "",
+            *markdown_table(restore_probe.QUOTED_HEAD, restore_probe.quoted_rows(data)),
         ]
     return out
 

@@ -89,6 +89,44 @@ def score(data: Path) -> dict[str, Counts]:
     return rows
 
 
+#: Claude Code's /compact summary lists every user message word for word before it states
+#: the current state: a summary error then sits after a verbatim copy of the item.
+QUOTED_HEAD = ["summaries laid out as Claude Code's", "sessions", "a change found after the copy"]
+
+
+def quoted(session: dict[str, Any], summary: str) -> str:
+    said = "\n".join(f'   - "{m.text}"' for m in messages(session) if m.role == "user")
+    return (
+        "<summary>\n1. Primary Request and Intent: see the messages below.\n"
+        f"2. All user messages:\n{said}\n3. Current state:\n{summary}\n</summary>"
+    )
+
+
+def quoted_rows(data: Path) -> list[list[str]]:
+    """Controls with each summary after the owner's messages quoted: how many wrong ones
+    are caught (an item reported changed after its verbatim copy), and how many faithful
+    ones are read as changing something."""
+    summaries = json.loads((SUMMARIES / data.name).read_text(encoding="utf-8"))
+    found = {"wrong": 0, "faithful": 0}
+    controls = [
+        s for s in json.loads(data.read_text(encoding="utf-8"))["sessions"] if not s["replaces"]
+    ]
+    for session in controls:
+        for kind in found:
+            with Store.memory() as store:
+                capture(store, messages(session), root=None)
+                outcome = check_summary(store, quoted(session, summaries[session["id"]][kind]))
+            assert outcome is not None
+            found[kind] += any(
+                "after a verbatim copy" in (f.reason or "") for f in outcome.report.findings
+            )
+    n = len(controls)
+    return [
+        ["controls, wrong summary: the error found", str(n), f"{found['wrong']} of {n}"],
+        ["controls, faithful summary: a change reported", str(n), f"{found['faithful']} of {n}"],
+    ]
+
+
 def rows(data: Path) -> list[list[str]]:
     return [
         [name, str(c.sessions), f"{c.plain} of {c.sessions}", f"{c.checked} of {c.sessions}"]
@@ -102,6 +140,9 @@ def evaluate() -> str:
         lines.append(f"restore after a compaction: {title}; summaries by a helper")
         lines.append(f"  {HEAD[0]:<64}" + "".join(f"{h:>26}" for h in HEAD[1:]))
         for row in rows(data):
+            lines.append(f"  {row[0]:<64}" + "".join(f"{v:>26}" for v in row[1:]))
+        lines.append(f"  {QUOTED_HEAD[0]:<64}" + "".join(f"{h:>30}" for h in QUOTED_HEAD[1:]))
+        for row in quoted_rows(data):
             lines.append(f"  {row[0]:<64}" + "".join(f"{v:>26}" for v in row[1:]))
     return "\n".join(lines)
 

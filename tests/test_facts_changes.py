@@ -322,3 +322,61 @@ def test_a_faithful_paraphrase_is_preserved(item: str, summary: str, kind: str) 
 def test_turning_down_the_rule_itself_still_revokes_it() -> None:
     summary = "We scrapped the plan to follow this: never push to main."
     assert judge("Never push to main.", summary) == ("changed", "changed: revoked")
+
+
+QUOTED = (
+    "2. All user messages:\n"
+    '   - "Never push to main; open a PR."\n'
+    '   - "Use 4 parallel workers for the Playwright run."\n'
+    "3. Current state and next step: "
+)
+
+
+@pytest.mark.parametrize(
+    ("item", "state", "reason"),
+    [
+        (
+            "Use 4 parallel workers for the Playwright run.",
+            "Playwright runs with 16 parallel workers.",
+            "changed: value swapped (number) (after a verbatim copy)",
+        ),
+        (
+            "Never push to main; open a PR.",
+            "the owner said pushing straight to main is fine for this fix.",
+            "changed: negation flipped (removed) (after a verbatim copy)",
+        ),
+    ],
+)
+def test_a_change_stated_after_a_verbatim_copy_is_found(item: str, state: str, reason: str) -> None:
+    """Claude Code's summary quotes every user message before the current state."""
+    assert judge(item, QUOTED + state) == ("changed", reason)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        "The fix is on a branch; a PR to main is open.",  # a mention, no permission
+        "Playwright runs with 4 parallel workers; the suite takes 6 minutes.",
+    ],
+)
+def test_a_later_mention_of_a_verbatim_item_changes_nothing(state: str) -> None:
+    for item in (
+        "Never push to main; open a PR.",
+        "Use 4 parallel workers for the Playwright run.",
+    ):
+        assert judge(item, QUOTED + state) == ("preserved", "preserved: verbatim")
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        (
+            "Use REST for the mobile API.",
+            "The mobile API uses REST since the team knows it; the GraphQL suggestion was declined.",
+        ),
+        ("每页 20 条。", "每页保持 20 条；试过 50 条，首屏渲染从 180ms 涨到 620ms，因此放弃。"),
+    ],
+)
+def test_turning_down_another_option_revokes_nothing(item: str, summary: str) -> None:
+    status, reason = judge(item, summary, kind="decision")
+    assert status == "preserved", reason

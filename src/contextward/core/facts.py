@@ -185,8 +185,9 @@ class ContextIndex:
             cached = self._squashed[number] = squash(self.folded(number))
         return cached
 
-    def best_window(self, profile: Profile) -> Region | None:
-        """The region (a few adjacent segments) that holds most of the item."""
+    def best_window(self, profile: Profile, *, after: int = -1) -> Region | None:
+        """The region (a few adjacent segments, all past segment ``after``) that holds most
+        of the item."""
         weights = dict(profile.weights)
         total = sum(weights.values())
         if not weights:
@@ -204,7 +205,10 @@ class ContextIndex:
             looked += df
         if not chosen:
             return None
-        counts = Counter(chain.from_iterable(self.postings[key] for key in chosen))
+        found = chain.from_iterable(self.postings[key] for key in chosen)
+        counts = Counter(n for n in found if n > after) if after >= 0 else Counter(found)
+        if not counts:
+            return None
         # Ties are broken by position (Counter keeps first-seen order), so this is deterministic.
         ranked = counts.most_common(_POOL)
         floor = ranked[0][1] - 1
@@ -222,14 +226,14 @@ class ContextIndex:
         limit = min(_MAX_WINDOW, profile.sentences + 1)
         best: tuple[tuple[bool, float, int, int], Region] | None = None
         for _score, negative in top:
-            window, matched = self._grow(-negative, weights, wanted, limit)
+            window, matched = self._grow(-negative, weights, wanted, limit, after)
             # The item's words can only all be there when all its keys are, or, for
             # an item of several sentences, when they are a short widening away (a
             # sentence that only lends a value, "500美元.", stops growth by keys).
             complete = len(matched) == len(wanted)
             verbatim = complete and self._holds(window, profile.squashed)
             if not verbatim and (complete or limit > 2):
-                extended = self._verbatim_window(window, profile.squashed, limit)
+                extended = self._verbatim_window(window, profile.squashed, limit, after)
                 if extended is not None:
                     window, verbatim = extended, True
                     matched = set().union(*(wanted & self.keysets[n] for n in window))
@@ -245,7 +249,9 @@ class ContextIndex:
         held = _SEP.join(part for part in (self.squashed(number) for number in window) if part)
         return squashed in f"{_SEP}{held}{_SEP}"
 
-    def _verbatim_window(self, window: list[int], squashed: str, limit: int) -> list[int] | None:
+    def _verbatim_window(
+        self, window: list[int], squashed: str, limit: int, after: int = -1
+    ) -> list[int] | None:
         """The smallest widening of ``window`` (within ``limit`` segments) holding the item verbatim.
 
         An item of several sentences may have sentences with no key of their own
@@ -255,7 +261,7 @@ class ContextIndex:
         for extra in range(1, spare + 1):
             for before in range(extra + 1):
                 start, end = window[0] - before, window[-1] + (extra - before)
-                if start < 0 or end >= len(self.segments):
+                if start <= after or start < 0 or end >= len(self.segments):
                     continue
                 candidate = list(range(start, end + 1))
                 if self._holds(candidate, squashed):
@@ -263,14 +269,19 @@ class ContextIndex:
         return None
 
     def _grow(
-        self, start: int, weights: dict[str, float], wanted: frozenset[str], limit: int
+        self,
+        start: int,
+        weights: dict[str, float],
+        wanted: frozenset[str],
+        limit: int,
+        after: int = -1,
     ) -> tuple[list[int], set[str]]:
         window = [start]
         matched = set(wanted.intersection(self.keysets[start]))
         while len(window) < limit:
             options = []
             for number in (window[0] - 1, window[-1] + 1):
-                if 0 <= number < len(self.segments):
+                if after < number < len(self.segments) and number >= 0:
                     shared = wanted.intersection(self.keysets[number])
                     new = shared - matched
                     # A neighbour must speak about the item in words, not lend it a
@@ -319,6 +330,34 @@ class FactsVerifier:
             found[item.id] = Placed(window, own - there, there - own)
         return found
 
+    def _contradicted_after(self, profile: Profile, index: ContextIndex, end: int) -> str | None:
+        """The change a region past segment ``end`` states of the item (revoked, a stale or
+        swapped value), if one does; a region that only mentions it changes nothing."""
+        found = index.best_window(profile, after=end)
+        if found is None or found.verbatim or found.coverage < self.match_threshold:
+            return None
+        status, reason = _compare(
+            profile,
+            index=index,
+            window=found.window,
+            coverage=found.coverage,
+            matched=found.matched,
+            total=found.total,
+            preserve_threshold=self.preserve_threshold,
+        )
+        if status != "changed":
+            return None
+        if reason.startswith(_LATER_CHANGES):
+            return reason
+        # A rule's words without its "never" are a mention ("open a PR to main"), unless
+        # they come with a permission: "pushing straight to main is fine for this fix".
+        permitted = any(
+            clause.cue("weak") or clause.cue("revoke")
+            for number in found.window
+            for clause in index.clauses(number)
+        )
+        return reason if reason == "changed: negation flipped (removed)" and permitted else None
+
     def _judge(
         self, profile: Profile, index: ContextIndex, context: str, folded_context: list[str]
     ) -> tuple[str, str]:
@@ -339,7 +378,14 @@ class FactsVerifier:
                 return "changed", flipped
             return "lost", f"lost: too few key terms matched ({matched} of {total})"
         if found.verbatim:
-            return _verbatim(profile, index, window)
+            status, reason = _verbatim(profile, index, window)
+            if status == "preserved":
+                # A summary that quotes the owner's messages word for word (Claude Code's
+                # "All user messages") may still state the item changed further on.
+                later = self._contradicted_after(profile, index, window[-1])
+                if later is not None:
+                    return "changed", f"{later} (after a verbatim copy)"
+            return status, reason
         return _compare(
             profile,
             index=index,
@@ -351,6 +397,11 @@ class FactsVerifier:
         )
 
 
+#: The changes a later region may show against a verbatim copy of the item: what it says
+#: of the item in so many words, not a mention that leaves a word out.
+_LATER_CHANGES = ("changed: revoked", "changed: stale value", "changed: value swapped")
+
+
 def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple[str, str]:
     """The item's own words are there; only a revocation around them or a newer value can change it.
 
@@ -360,8 +411,9 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
     window_text = " ".join(index.folded(number) for number in window)
     if not dict(profile.cues).get("neg") and _negated_before(profile.folded, window_text):
         return "changed", "changed: negation flipped (added)"
+    own = _anchor_keys(profile.clauses)
     if REVOKE_RE.search(window_text) and _revokes(
-        index, window, keyset, _prohibits(profile)
+        index, window, keyset, _prohibits(profile), own
     ) > dict(profile.cues).get("revoke", 0):
         return "changed", "changed: revoked"
     if _revoked_after(index, window, keyset):
@@ -406,13 +458,19 @@ def _negated_before(needle: str, text: str) -> bool:
 
 
 def _revokes(
-    index: ContextIndex, window: list[int], keyset: set[str], prohibition: bool = False
+    index: ContextIndex,
+    window: list[int],
+    keyset: set[str],
+    prohibition: bool = False,
+    own: frozenset[str] = frozenset(),
 ) -> int:
     """Revocation cues in the sentences that speak about the item, in any of their clauses.
 
     A whole sentence counts: "Revoked by the user: <item>" and "<item> (no
     longer applies)" put the cue in a clause of its own. For a ``prohibition`` ("no
-    pandas"), words that turn a thing down ("Pandas was ruled out") agree with it.
+    pandas"), words that turn a thing down ("Pandas was ruled out") agree with it. A
+    clause that names another thing and none of the item's ``own`` anchors turns that
+    thing down, not the item ("uses REST; the GraphQL suggestion was declined").
     """
     total = 0
     for number in window:
@@ -420,9 +478,20 @@ def _revokes(
         if _relevant(parts, keyset) is not parts or len(parts) == 1:
             total += sum(
                 clause.cue("revoke") - (_turned_down(clause) if prohibition else 0)
-                for clause in parts
+                for n, clause in enumerate(parts)
+                if not _about_another(parts[: n + 1], own)
             )
     return total
+
+
+def _about_another(clauses: list[Clause], own: frozenset[str]) -> bool:
+    """Whether the last clause, or the nearest one before it that names anything ("试过
+    50 条，…，因此放弃"), names another thing and none of the item's anchors."""
+    for clause in reversed(clauses):
+        anchors = _anchor_keys([clause])
+        if anchors:
+            return bool(anchors - own) and not anchors & own
+    return False
 
 
 def _prohibits(profile: Profile) -> bool:
@@ -493,9 +562,10 @@ def _compare(
         region_cues.update(dict(clause.cues))
         region_cues["turned_down"] += _turned_down(clause)
 
-    if _revokes(index, window, keyset, _prohibits(profile)) > item_cues["revoke"] or _revoked_after(
-        index, window, keyset
-    ):
+    own = _anchor_keys(profile.clauses)
+    if _revokes(index, window, keyset, _prohibits(profile), own) > item_cues[
+        "revoke"
+    ] or _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
     stale, swapped, missing = _anchor_changes(profile, parts)
     if stale:
