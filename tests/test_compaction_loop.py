@@ -466,3 +466,21 @@ def test_a_later_statement_about_another_thing_never_hides_an_item(store: Store)
     check_summary(store, wrong, session_id="s")
     plan = plan_restore(store, session_id="s")
     assert [i.content for i in plan.items] == [timeouts[1].text] and plan.replaced == ()
+
+
+def test_compact_test_says_why_a_failed_check_restores_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    transcript = tmp_path / "t.json"
+    said = [
+        {"role": "user", "content": "Build the export; ship it on Friday."},
+        {"role": "assistant", "content": "The export job takes about 4 minutes on staging."},
+    ]
+    transcript.write_text(json.dumps(said))
+    summary = tmp_path / "s.md"
+    summary.write_text("Goal: build the export and ship it on Friday.")
+    result = CliRunner().invoke(main, ["compact-test", str(transcript), "--summary", str(summary)])
+    assert "result: NOT OK" in result.stdout
+    assert "nothing to restore: what the summary lost or changed is not critical" in result.stdout
+    assert "kept every critical item" not in result.stdout

@@ -23,8 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .brief.restore import (
+    ASSISTANT_ITEMS,
+    INSPECTED_ITEMS,
     REPLACED_LATER,
     RestorePlan,
+    listed,
     plan_restore,
     render_restore,
     replaced_later,
@@ -214,8 +217,8 @@ def check_summary(
         snapshot,
         {f.item_id: (f.status, f.reason or "") for f in report.findings},
         text,
-        order=_listed(record, INSPECTED_ITEMS),
-        assistant=_listed(record, ASSISTANT_ITEMS),
+        order=listed(record, INSPECTED_ITEMS),
+        assistant=listed(record, ASSISTANT_ITEMS),
     )
     stored = store.check_reports.add(
         {
@@ -230,22 +233,8 @@ def check_summary(
     return CheckOutcome(report, snapshot, record.seq, stored)
 
 
-#: Beside a stored snapshot's ``schemaVersion`` and ``items`` (the snapshot contract):
-#: the ids of the items the assistant said, so that its own later word may retire them
-#: at the next compaction. An item not listed is read as the owner's.
-ASSISTANT_ITEMS = "assistant_items"
-#: And the ids of the items the inspected transcript said, in the order it said them (the
-#: standing record and carried items are not among them).
-INSPECTED_ITEMS = "inspected_items"
-
-
 def _assistant_items(record: Record | None) -> set[str]:
-    return set(_listed(record, ASSISTANT_ITEMS))
-
-
-def _listed(record: Record | None, key: str) -> list[str]:
-    listed = record.data.get(key) if record is not None else None
-    return [i for i in listed if isinstance(i, str)] if isinstance(listed, list) else []
+    return set(listed(record, ASSISTANT_ITEMS))
 
 
 def summary_text(raw: str) -> str:

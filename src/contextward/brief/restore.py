@@ -30,6 +30,13 @@ HEADER = (
 )
 
 
+#: Beside a stored snapshot's ``schemaVersion`` and ``items`` (the snapshot contract): the
+#: ids of the items the assistant said, so that its own later word may retire them at the
+#: next compaction. An item not listed is read as the owner's.
+ASSISTANT_ITEMS = "assistant_items"
+#: And the ids of the items the inspected transcript said, in the order it said them (the
+#: standing record and carried items are not among them).
+INSPECTED_ITEMS = "inspected_items"
 #: Beside a stored check report (``report``): ``{changed item id: later item id}``, the
 #: changed items whose new wording in the summary a later statement of the session holds.
 REPLACED_LATER = "replaced_later"
@@ -52,6 +59,12 @@ class RestorePlan:
     @property
     def empty(self) -> bool:
         return not self.items
+
+
+def listed(record: Record | None, key: str) -> list[str]:
+    """The ids a stored snapshot record lists under ``key`` (none when absent or damaged)."""
+    ids = record.data.get(key) if record is not None else None
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
 def snapshot_from(record: Record | None) -> Snapshot | None:
@@ -81,12 +94,16 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         critical = tuple(item for item in snapshot.items if item.critical)
         return RestorePlan(critical, record.seq, False, {i.id: "unchecked" for i in critical})
     report = check.data.get("report", {})
-    failures = set(report.get("criticalFailures", ()))
-    statuses = {
+    found = {
         f.get("itemId"): f.get("status")
         for f in report.get("findings", ())
-        if isinstance(f, dict) and f.get("itemId") in failures
+        if isinstance(f, dict) and isinstance(f.get("itemId"), str)
     }
+    # Only critical items: a statement that is not critical may have been changed by the
+    # owner since, which supersession missed (restating it was measured to undo more
+    # replacements than it saved from summary errors: bench/restore_probe.py).
+    failures = set(report.get("criticalFailures", ()))
+    statuses = {k: v for k, v in found.items() if k in failures}
     by_id = {item.id: item for item in snapshot.items}
     later = check.data.get(REPLACED_LATER)
     replaced = {

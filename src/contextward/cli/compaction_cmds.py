@@ -72,7 +72,13 @@ def render_loop(taken: Capture, outcome: CheckOutcome, restore: str) -> str:
             "\n4. the summary, checked (facts verifier):\n",
             report_table(taken.snapshot, outcome.report),
             "\n5. restore block injected after the compaction:\n",
-            restore or "(nothing to restore: the summary kept every critical item)",
+            restore
+            or (
+                "(nothing to restore: the summary kept every critical item)"
+                if outcome.report.ok
+                else "(nothing to restore: what the summary lost or changed is not critical; "
+                "see the check above)"
+            ),
         ]
     )
 
