@@ -215,3 +215,11 @@ def test_the_installed_console_script_runs_as_a_real_process(snap: Path, tmp_pat
     )
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     assert missing.stderr.count("\n") == 1
+
+
+def test_a_stray_byte_in_a_long_summary_is_read_and_counted(tmp_path: Path, snap: Path) -> None:
+    text = "The team is building OAuth login. Never push to main; open a PR. " * 20
+    context = write(tmp_path, "c.md", text.encode()[:600] + b"\xff" + text.encode()[600:])
+    code, out, err = invoke("check", "--snapshot", str(snap), "--context", context)
+    assert code in (0, 1) and out
+    assert "1 byte sequence that is not UTF-8 read as U+FFFD" in err

@@ -315,6 +315,7 @@ def test_compact_test_runs_provider_mode_from_an_answer(
     # The model reads the owner's new limit as a requirement: critical, so restored.
     assert new not in [item["content"] for item in rules["restore"]]
     assert new in [item["content"] for item in provider["restore"]]
+    assert {item["status"] for item in provider["restore"]} == {"lost"}
     bad = CliRunner().invoke(main, [*args, "--answer", str(tmp_path / "none.json")])
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
 

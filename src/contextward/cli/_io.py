@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import click
 
-from ..printable import printable
+from ..printable import counted, printable
 from ..redact import mask
 from ..store.text import storable
 
@@ -76,8 +76,12 @@ def display_name(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
-def read_text(path: str, *, what: str, limit: int | None = None) -> str:
-    """Read a UTF-8 file, or stdin for ``-``; more than ``limit`` bytes is an error."""
+def read_text(path: str, *, what: str, limit: int | None = None, lenient: bool = False) -> str:
+    """Read a UTF-8 file, or stdin for ``-``; more than ``limit`` bytes is an error.
+
+    ``lenient`` (a summary to check): bytes that are not UTF-8 are read as U+FFFD and
+    counted on stderr, so one stray byte does not stop the check of the rest.
+    """
     with open_input(path, what=what) as stream:
         data = stream.read() if limit is None else stream.read(limit + 1)
     if limit is not None and len(data) > limit:
@@ -85,7 +89,19 @@ def read_text(path: str, *, what: str, limit: int | None = None) -> str:
     try:
         return data.decode("utf-8-sig")  # an editor's byte order mark is not content
     except UnicodeDecodeError as exc:
-        raise BadInput(f"{what} {display_name(path)}: not UTF-8 text (byte {exc.start})") from None
+        error = BadInput(f"{what} {display_name(path)}: not UTF-8 text (byte {exc.start})")
+        if not lenient or b"\0" in data:
+            raise error from None
+    text = data.decode("utf-8-sig", errors="replace")
+    bad = text.count("\ufffd") - data.decode("utf-8-sig", errors="ignore").count("\ufffd")
+    if bad * 100 > len(data):
+        raise error  # more than one byte in a hundred: not text with a stray byte
+    click.echo(
+        f"contextward: {what} {display_name(path)}: {counted(bad, 'byte sequence')} that "
+        "is not UTF-8 read as U+FFFD",
+        err=True,
+    )
+    return text
 
 
 def read_json(path: str, *, what: str) -> Any:

@@ -41,7 +41,7 @@ def command(snapshot_path: str, context_path: str, verifier: str, as_json: bool)
     if snapshot_path == "-" and context_path == "-":
         raise BadInput("the snapshot and the context cannot both be standard input")
     snapshot = load_snapshot(snapshot_path)
-    context = read_text(context_path, what="context")
+    context = read_text(context_path, what="context", lenient=True)
     report = verify_context(snapshot, context, VERIFIERS[verifier]())
     if as_json:
         click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))

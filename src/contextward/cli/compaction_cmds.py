@@ -34,7 +34,7 @@ def compact_test(
     item, 1 when something would need restoring, 2 on bad input. With ``--answer``,
     inspection runs in provider mode from a model's answer to ``inspect --prompt``.
     """
-    summary = read_text(summary_path, what="summary")
+    summary = read_text(summary_path, what="summary", lenient=True)
     provider = Answered(answer_text(answer, transcript)) if answer is not None else None
     with Store.memory() as store:
         taken = _capture(store, transcript, fmt, provider)
@@ -48,7 +48,9 @@ def compact_test(
             "inspection": {"messages": taken.result.messages, "counts": taken.result.counts()},
             "snapshot": taken.snapshot.to_dict(),
             "report": outcome.report.to_dict(),
-            "restore": [item.to_dict() for item in plan.items],
+            "restore": [
+                {**item.to_dict(), "status": plan.statuses.get(item.id, "")} for item in plan.items
+            ],
             "replaced_later": [
                 {"item": old.to_dict(), "later": new.to_dict()} for old, new in plan.replaced
             ],
@@ -122,7 +124,10 @@ def restore(as_json: bool) -> None:
                     "schema_version": 1,
                     "snapshot_seq": plan.snapshot_seq,
                     "checked": plan.checked,
-                    "items": [item.to_dict() for item in plan.items],
+                    "items": [
+                        {**item.to_dict(), "status": plan.statuses.get(item.id, "")}
+                        for item in plan.items
+                    ],
                     "replaced_later": [
                         {"item": old.to_dict(), "later": new.to_dict()}
                         for old, new in plan.replaced
