@@ -1411,6 +1411,7 @@ def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> N
         ("http client timeout 30", "timeout 60."),
         ("本地开发端口 3000。", "3000 被别的项目占了，用 3001。"),
         ("Pin node to 18 in the Dockerfile and CI.", "node 18 is EOL, bump it to 20"),
+        ("Use 8 gunicorn workers.", "The box only has 2 cores. 4 workers."),
         ("Python 版本用 3.9。", "升到 3.11 吧，3.9 快停止维护了。"),
     ],
 )

@@ -778,6 +778,8 @@ _RENUMBER = re.compile(
     rf"(?P<value>{_NUM})|"
     rf"(?P<value2>{_NUM}),? not (?P<named>{_NUM})|"
     rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})|"
+    # "4 workers.": the number, then what it counts.
+    rf"(?P<value5>{_NUM}) (?P<counted>[a-z][\w-]*)|"
     # "3000 被别的项目占了，用 3001。": the number faulted first, then the one to use.
     rf"(?P<faulted2>{_NUM})\s*[^，,。；;\d]{{1,16}}[，,]\s*(?:那就|就|还是)?"
     rf"(?:用|改成|换成|改用|设成|设为)\s*(?P<value4>{_NUM})\s*吧?"
@@ -842,9 +844,11 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _RENUMBER.match(new.text.casefold().strip())
     if match is None:
         return []
-    value = match["value"] or match["value2"] or match["value3"] or match["value4"]
+    value = (
+        match["value"] or match["value2"] or match["value3"] or match["value4"] or match["value5"]
+    )
     old_number = match["faulted"] or match["named"] or match["faulted2"]
-    key = match["key"]
+    key, counted = match["key"], match["counted"]
     for old in reversed(recent):
         if new.turn - old.turn > CORRECTION_REACH:
             break
@@ -867,6 +871,10 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             and re.search(rf"\b{re.escape(key)}\b\W*(?:\w+\W+)?{_NUM}", said)
         ):
             return [old]
+        if counted is not None and re.search(
+            rf"{_NUM}\s+(?:[a-z][\w-]*\s+)?{re.escape(counted)}\b", said
+        ):
+            return [old]  # "Use 8 gunicorn workers." for "4 workers."
     return []
 
 
