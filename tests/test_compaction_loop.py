@@ -485,3 +485,29 @@ def test_compact_test_says_why_a_failed_check_restores_nothing(
     assert "result: NOT OK" in result.stdout
     assert "nothing to restore: what the summary lost or changed is not critical" in result.stdout
     assert "kept every critical item" not in result.stdout
+
+
+def test_a_carried_value_the_owner_raised_in_the_next_segment_is_not_restored(
+    store: Store,
+) -> None:
+    first = [
+        Message("u1", "user", "We're building the reservations API; goal: beta on March 3."),
+        Message("u2", "user", "Set the booking rate limit to 5 requests per minute per IP."),
+    ]
+    capture(store, first, session_id="s")
+    kept = (
+        "Goal: reservations API, beta on March 3. Booking rate limit: 5 requests per minute per IP."
+    )
+    check_summary(store, kept, session_id="s")
+    second = [
+        Message("c1", "user", kept, summary=True),
+        Message(
+            "u3",
+            "user",
+            "Booking rate limit: 20 per minute per IP, the 5 was hurting group bookings.",
+        ),
+    ]
+    taken = capture(store, second, session_id="s")
+    assert "Set the booking rate limit to 5 requests per minute per IP." not in taken.guidance
+    check_summary(store, "Booking rate limit is 20 requests per minute per IP.", session_id="s")
+    assert "5 requests" not in render_restore(plan_restore(store, session_id="s"))

@@ -1566,3 +1566,18 @@ def test_a_new_standing_rule_on_the_same_act_replaces_the_owner_s_old_one() -> N
         Message("u2", "user", "From now on also run the linter before commits."),
     )
     assert not retired(also, old)
+
+
+def test_a_new_value_that_names_the_old_number_replaces_it() -> None:
+    old = "Set the booking rate limit to 5 requests per minute per IP."
+    result = run(
+        Message("u0", "user", "Build the reservations API."),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Rate limiter added."),
+        Message(
+            "u2",
+            "user",
+            "Booking rate limit: 20 per minute per IP, the 5 was hurting group bookings.",
+        ),
+    )
+    assert retired(result, old)

@@ -835,6 +835,14 @@ def _not_that(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     return []
 
 
+def _names_number(new: str, old: str) -> bool:
+    """Whether ``new`` names a number of ``old`` besides the one it leads with: "Booking
+    rate limit: 20 per minute per IP, the 5 was hurting group bookings" names the 5 of
+    "Set the booking rate limit to 5 requests per minute per IP"."""
+    said = _ANY_NUMBER.findall(new)
+    return bool(set(said[1:]) - {said[0]} & set(_ANY_NUMBER.findall(old))) if said else False
+
+
 def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The owner's statement a terse renumbering replaces: the latest in a correction's
     reach that holds the number it names ("8 is too many, 4"; "404, not 403") or, for
@@ -1594,7 +1602,7 @@ def _same_value(
             previous = theirs.get(dim)
             if not previous or numbers[0] == previous[0]:
                 continue
-            if naming and previous[0] not in numbers[1:]:
+            if naming and previous[0] not in numbers[1:] and not _names_number(new.text, old.text):
                 continue
             if previous[0] in kept:
                 continue  # "yearly stays $90": the old value named as unchanged
