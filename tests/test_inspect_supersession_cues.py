@@ -1581,3 +1581,37 @@ def test_a_new_value_that_names_the_old_number_replaces_it() -> None:
         ),
     )
     assert retired(result, old)
+
+
+@pytest.mark.parametrize(
+    ("rule", "lift"),
+    [
+        (
+            "Don't touch the legacy billing module.",
+            "The legacy billing freeze is over as of today, you're free to refactor it.",
+        ),
+        (
+            "Don't send SMS confirmations yet, legal hasn't signed off.",
+            "Legal signed off this morning, go ahead with SMS confirmations via Twilio.",
+        ),
+    ],
+)
+def test_the_owner_lifting_a_rule_in_other_words_retires_it(rule: str, lift: str) -> None:
+    result = run(
+        Message("u0", "user", "Ship the partner integration."),
+        Message("u1", "user", rule),
+        Message("a1", "assistant", "Understood."),
+        Message("u2", "user", lift),
+    )
+    assert retired(result, rule)
+
+
+def test_go_ahead_with_another_thing_lifts_nothing() -> None:
+    rule = "Don't send SMS confirmations yet, legal hasn't signed off."
+    result = run(
+        Message("u0", "user", "Ship the partner integration."),
+        Message("u1", "user", rule),
+        Message("a1", "assistant", "Understood."),
+        Message("u2", "user", "go ahead with the email confirmations."),
+    )
+    assert not retired(result, rule)

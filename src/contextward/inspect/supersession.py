@@ -414,6 +414,11 @@ _LIFTS = re.compile(
     r"(?:rule|constraint|restriction)\b|"
     r"\b(?:the|that|this) (?:rule|constraint|restriction)\b.{0,40}?\b(?:is|was) (?:lifted|gone|"
     r"cancell?ed|removed)\b|"
+    # "the legacy billing freeze is over, you're free to refactor it", "go ahead with SMS
+    # confirmations" after "Don't send SMS confirmations yet".
+    r"\b(?:you'?re|you are) (?:now )?free to\b|\bfeel free to\b|"
+    r"\b(?:freeze|ban|embargo|hold|moratorium|block) (?:is|was) (?:over|lifted|off|done)\b|"
+    r"\bgo ahead (?:with|and)\b|"
     r"现在可以(?!了)|从现在起可以|(?:规定|规则|限制|要求)(?:已经|已)?(?:取消|作废|不适用)|不再需要|不用再"
 )
 
@@ -422,7 +427,9 @@ _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后�
 
 
 def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
-    """The owner's rules ``new`` lifts: a constraint of theirs it shares two words with."""
+    """The owner's rules ``new`` lifts: a constraint of theirs it shares two words with.
+    (One shared Chinese word, "原图现在可以删了" for "不要删除原图", was tried: it lifted a
+    current rule on held-out.)"""
     words = _words(new.text)
     return [
         old
