@@ -511,3 +511,14 @@ def test_a_carried_value_the_owner_raised_in_the_next_segment_is_not_restored(
     assert "Set the booking rate limit to 5 requests per minute per IP." not in taken.guidance
     check_summary(store, "Booking rate limit is 20 requests per minute per IP.", session_id="s")
     assert "5 requests" not in render_restore(plan_restore(store, session_id="s"))
+
+
+def test_the_restore_block_says_which_items_are_the_agent_s_word(store: Store) -> None:
+    capture(store, CONVERSATION, session_id="s")
+    check_summary(store, "Goal: ship OAuth login for the billing service.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert "- [constraint] (lost) Never push to main; open a PR instead." in block
+    assert (
+        "(lost; the agent's word, not the owner's) Decision: store OAuth links in PostgreSQL"
+        in block
+    )

@@ -55,6 +55,8 @@ class RestorePlan:
     checked: bool
     statuses: dict[str, str]
     replaced: tuple[tuple[ContextItem, ContextItem], ...] = ()
+    #: The items the assistant said (a plan, a proposal): restated as the agent's word.
+    agent: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
@@ -90,9 +92,11 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     if record is None or snapshot is None:
         return RestorePlan((), None, False, {})
     check = latest_check(store, record.seq)
+    agent = frozenset(listed(record, ASSISTANT_ITEMS))
     if check is None:
         critical = tuple(item for item in snapshot.items if item.critical)
-        return RestorePlan(critical, record.seq, False, {i.id: "unchecked" for i in critical})
+        unchecked = {i.id: "unchecked" for i in critical}
+        return RestorePlan(critical, record.seq, False, unchecked, agent=agent)
     report = check.data.get("report", {})
     found = {
         f.get("itemId"): f.get("status")
@@ -118,6 +122,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         True,
         {k: str(v) for k, v in statuses.items() if k},
         tuple((by_id[old], new) for old, new in replaced.items()),
+        agent,
     )
 
 
@@ -206,7 +211,10 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
     # after the transcript's items): when the block is full, decisions give way first.
     for item in sorted(plan.items, key=lambda i: i.kind not in STANDING):
         status = plan.statuses.get(item.id, "")
-        note = f" ({status})" if status in ("changed", "lost") else ""
+        notes = [status] if status in ("changed", "lost") else []
+        if item.id in plan.agent:
+            notes.append("the agent's word, not the owner's")  # "I suggest we raise it to 2000"
+        note = f" ({'; '.join(notes)})" if notes else ""
         line = f"- [{item.kind}]{note} {' '.join(mask(item.content).split())}"
         if used + len(line) + 1 > max_chars - 120:
             break
