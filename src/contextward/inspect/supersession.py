@@ -11,7 +11,7 @@ only links the two.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
@@ -720,6 +720,21 @@ def _shape(token: str) -> str | None:
 _TOKENS = re.compile(r"[\w][\w.+/:-]*[\w]|\w")
 
 
+def _just_said(new: Draft, recent: Sequence[Draft]) -> Iterator[Draft]:
+    """What a terse reply of the owner's may replace, newest first: their open statements
+    of earlier turns within a correction's reach."""
+    for old in reversed(recent):
+        if new.turn - old.turn > CORRECTION_REACH:
+            return
+        if (
+            old.role == "user"
+            and old.superseded_by is None
+            and old.kind in _CANCELLABLE
+            and old.turn != new.turn
+        ):
+            yield old
+
+
 def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The owner's statement a bare value replaces: the latest in reach, said by the owner,
     that holds a value of the same shape and not this one ("The API listens on 8080" for
@@ -739,16 +754,7 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if shape is None and not prep and not cue:
         return []
     form = _form(value, new.text)
-    for old in reversed(recent):
-        if new.turn - old.turn > CORRECTION_REACH:
-            break
-        if (
-            old.role != "user"
-            or old.superseded_by is not None
-            or old.kind not in _CANCELLABLE
-            or old.turn == new.turn
-        ):
-            continue
+    for old in _just_said(new, recent):
         said = old.text.casefold()
         tokens = [t.strip("`") for t in _TOKENS.findall(said)]
         if value in tokens or (" " in value and value in said):
@@ -821,16 +827,8 @@ def _not_that(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     phrase = re.compile(rf"(?<![\w.-]){re.escape(match['old'])}(?![\w-])")
     head, named = _words(match["head"]), _words(match["old"])
     new_words = head - named
-    for old in reversed(recent):
-        if new.turn - old.turn > CORRECTION_REACH:
-            break
-        if (
-            old.role != "user"
-            or old.superseded_by is not None
-            or old.kind not in _CANCELLABLE
-            or old.kind == "constraint"
-            or old.turn == new.turn
-        ):
+    for old in _just_said(new, recent):
+        if old.kind == "constraint":
             continue
         said = old.text.casefold()
         if phrase.search(said) is None:
@@ -864,16 +862,7 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     )
     old_number = match["faulted"] or match["named"] or match["faulted2"]
     key, counted = match["key"], match["counted"]
-    for old in reversed(recent):
-        if new.turn - old.turn > CORRECTION_REACH:
-            break
-        if (
-            old.role != "user"
-            or old.superseded_by is not None
-            or old.kind not in _CANCELLABLE
-            or old.turn == new.turn
-        ):
-            continue
+    for old in _just_said(new, recent):
         said = old.text.casefold()
         numbers = _ANY_NUMBER.findall(said)
         if value in numbers:
