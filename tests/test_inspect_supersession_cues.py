@@ -1322,6 +1322,16 @@ def test_a_bare_number_inside_another_is_a_new_value() -> None:
     assert retired(after_a_reply(said, "OK.", "80 then."), said)
 
 
+def after_reply(old: str, reply: str, *, opening: str) -> InspectionResult:
+    """The owner's opening request, a statement of theirs, the assistant's reply, a reply."""
+    return run(
+        Message("u0", "user", opening),
+        Message("u1", "user", old),
+        Message("a1", "assistant", "Done."),
+        Message("u2", "user", reply),
+    )
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [
@@ -1343,62 +1353,50 @@ def test_a_bare_number_inside_another_is_a_new_value() -> None:
     ],
 )
 def test_the_same_setting_of_two_different_things_retires_neither(first: str, second: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the shop backend."),
-        Message("u1", "user", first),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", second),
-    )
+    result = after_reply(first, second, opening="Build the shop backend.")
     assert not retired(result, first) and not retired(result, second)
 
 
 def test_the_same_setting_of_the_same_thing_still_retires_the_old_value() -> None:
-    result = run(
-        Message("u0", "user", "Build the shop backend."),
-        Message("u1", "user", "The payments service timeout must be 30 seconds."),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", "The payments service timeout must be 10 seconds."),
+    result = after_reply(
+        "The payments service timeout must be 30 seconds.",
+        "The payments service timeout must be 10 seconds.",
+        opening="Build the shop backend.",
     )
     assert retired(result, "The payments service timeout must be 30 seconds.")
 
 
 def test_actually_switch_to_x_retires_the_owner_s_last_choice_of_another() -> None:
-    result = run(
-        Message("u0", "user", "Build the shop backend."),
-        Message("u1", "user", "use loguru for logging in the worker"),
-        Message("a1", "assistant", "Added loguru to worker/main.py."),
-        Message("u2", "user", "Actually switch to structlog, the platform expects its JSON."),
+    result = after_reply(
+        "use loguru for logging in the worker",
+        "Actually switch to structlog, the platform expects its JSON.",
+        opening="Build the shop backend.",
     )
     assert retired(result, "use loguru for logging in the worker")
 
 
 def test_switching_to_a_branch_is_no_pick_of_another_tool() -> None:
-    result = run(
-        Message("u0", "user", "Build the shop backend."),
-        Message("u1", "user", "Use pnpm for installs."),
-        Message("a1", "assistant", "OK."),
-        Message("u2", "user", "switch to the staging branch and run the tests"),
+    result = after_reply(
+        "Use pnpm for installs.",
+        "switch to the staging branch and run the tests",
+        opening="Build the shop backend.",
     )
     assert not retired(result, "Use pnpm for installs.")
 
 
 def test_make_it_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
-    result = run(
-        Message("u0", "user", "Build the upload service."),
-        Message("u1", "user", "Max upload size is 10 MB."),
-        Message("a1", "assistant", "Set MAX_UPLOAD_BYTES to 10 MB; the 413 body says so."),
-        Message("u2", "user", "marketing wants video uploads. make it 50."),
+    result = after_reply(
+        "Max upload size is 10 MB.",
+        "marketing wants video uploads. make it 50.",
+        opening="Build the upload service.",
     )
     assert retired(result, "Max upload size is 10 MB.")
 
 
 @pytest.mark.parametrize("reply", ["make it bigger.", "make it 50."])
 def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the upload service."),
-        Message("u1", "user", "Uploads go to the media bucket."),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", reply),
+    result = after_reply(
+        "Uploads go to the media bucket.", reply, opening="Build the upload service."
     )
     assert not retired(result, "Uploads go to the media bucket.")
 
@@ -1430,21 +1428,15 @@ def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: 
 
 @pytest.mark.parametrize("reply", ["retries 3.", "8 is too many, 4", "404, not 500."])
 def test_a_renumbering_of_something_else_retires_nothing(reply: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the billing service."),
-        Message("u1", "user", "http client timeout 30"),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", reply),
-    )
+    result = after_reply("http client timeout 30", reply, opening="Build the billing service.")
     assert not retired(result, "http client timeout 30")
 
 
 def test_let_s_not_send_x_calls_off_the_request_for_x() -> None:
-    result = run(
-        Message("u0", "user", "Build the signup flow."),
-        Message("u1", "user", "Add a confirmation email after signup."),
-        Message("a1", "assistant", "I'll add a SignupConfirmation email template."),
-        Message("u2", "user", "Let's not send emails at signup, add an in-app banner instead."),
+    result = after_reply(
+        "Add a confirmation email after signup.",
+        "Let's not send emails at signup, add an in-app banner instead.",
+        opening="Build the signup flow.",
     )
     assert retired(result, "Add a confirmation email after signup.")
 
@@ -1462,18 +1454,16 @@ def test_let_s_not_do_x_calls_off_the_work_that_names_x() -> None:
 
 
 def test_switching_a_thing_to_a_value_retires_the_owner_s_terse_setting_of_it() -> None:
-    result = run(
-        Message("u0", "user", "Containerise the API."),
-        Message("u1", "user", "base image python:3.12-slim"),
-        Message("a1", "assistant", "Updated the Dockerfile FROM line."),
-        Message("u2", "user", "Switch the base image to cgr.dev/chainguard/python, no shell."),
+    result = after_reply(
+        "base image python:3.12-slim",
+        "Switch the base image to cgr.dev/chainguard/python, no shell.",
+        opening="Containerise the API.",
     )
     assert retired(result, "base image python:3.12-slim")
-    again = run(
-        Message("u0", "user", "Containerise the API."),
-        Message("u1", "user", "base image python:3.12-slim"),
-        Message("a1", "assistant", "Updated the Dockerfile FROM line."),
-        Message("u2", "user", "Switch the base image to python:3.12-slim in CI too."),
+    again = after_reply(
+        "base image python:3.12-slim",
+        "Switch the base image to python:3.12-slim in CI too.",
+        opening="Containerise the API.",
     )
     assert not retired(again, "base image python:3.12-slim")  # it names the same value
 
@@ -1490,23 +1480,13 @@ def test_switching_a_thing_to_a_value_retires_the_owner_s_terse_setting_of_it() 
     ],
 )
 def test_turning_a_thing_back_on_retires_the_owner_s_turning_it_off(off: str, on: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the search API."),
-        Message("u1", "user", off),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", on),
-    )
+    result = after_reply(off, on, opening="Build the search API.")
     assert retired(result, off)
 
 
 def test_turning_another_thing_back_on_retires_nothing() -> None:
     off = "Disable debug logging in the worker."
-    result = run(
-        Message("u0", "user", "Build the search API."),
-        Message("u1", "user", off),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", "turn the cache back on for search."),
-    )
+    result = after_reply(off, "turn the cache back on for search.", opening="Build the search API.")
     assert not retired(result, off)
 
 
@@ -1521,12 +1501,7 @@ def test_turning_another_thing_back_on_retires_nothing() -> None:
     ],
 )
 def test_a_new_name_or_way_for_the_thing_just_set_replaces_it(old: str, reply: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the user sync tool."),
-        Message("u1", "user", old),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", reply),
-    )
+    result = after_reply(old, reply, opening="Build the user sync tool.")
     assert retired(result, old)
 
 
@@ -1539,12 +1514,7 @@ def test_a_new_name_or_way_for_the_thing_just_set_replaces_it(old: str, reply: s
     ],
 )
 def test_not_y_corrects_no_rule_and_nothing_that_does_not_say_y(old: str, reply: str) -> None:
-    result = run(
-        Message("u0", "user", "Build the user sync tool."),
-        Message("u1", "user", old),
-        Message("a1", "assistant", "Done."),
-        Message("u2", "user", reply),
-    )
+    result = after_reply(old, reply, opening="Build the user sync tool.")
     assert not retired(result, old)
 
 
@@ -1559,11 +1529,8 @@ def test_a_new_standing_rule_on_the_same_act_replaces_the_owner_s_old_one() -> N
         ),
     )
     assert retired(result, old)
-    also = run(
-        Message("u0", "user", "Build the billing service."),
-        Message("u1", "user", old),
-        Message("a1", "assistant", "Will do."),
-        Message("u2", "user", "From now on also run the linter before commits."),
+    also = after_reply(
+        old, "From now on also run the linter before commits.", opening="Build the billing service."
     )
     assert not retired(also, old)
 
@@ -1597,21 +1564,13 @@ def test_a_new_value_that_names_the_old_number_replaces_it() -> None:
     ],
 )
 def test_the_owner_lifting_a_rule_in_other_words_retires_it(rule: str, lift: str) -> None:
-    result = run(
-        Message("u0", "user", "Ship the partner integration."),
-        Message("u1", "user", rule),
-        Message("a1", "assistant", "Understood."),
-        Message("u2", "user", lift),
-    )
+    result = after_reply(rule, lift, opening="Ship the partner integration.")
     assert retired(result, rule)
 
 
 def test_go_ahead_with_another_thing_lifts_nothing() -> None:
     rule = "Don't send SMS confirmations yet, legal hasn't signed off."
-    result = run(
-        Message("u0", "user", "Ship the partner integration."),
-        Message("u1", "user", rule),
-        Message("a1", "assistant", "Understood."),
-        Message("u2", "user", "go ahead with the email confirmations."),
+    result = after_reply(
+        rule, "go ahead with the email confirmations.", opening="Ship the partner integration."
     )
     assert not retired(result, rule)
