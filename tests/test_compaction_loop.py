@@ -522,3 +522,17 @@ def test_the_restore_block_says_which_items_are_the_agent_s_word(store: Store) -
         "(lost; the agent's word, not the owner's) Decision: store OAuth links in PostgreSQL"
         in block
     )
+
+
+def test_a_terse_item_is_restored_with_what_it_replaced(store: Store) -> None:
+    said = [
+        Message("u1", "user", "Build the export worker."),
+        Message("u2", "user", "Set the DB pool size to 10."),
+        Message("a1", "assistant", "Done."),
+        Message("u3", "user", "Bump it to 20."),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(store, "Goal: build the export worker.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert '(lost) Bump it to 20. (in place of: "Set the DB pool size to 10.")' in block
+    assert "- [decision] (lost) Set the DB pool size to 10." not in block  # not restated itself

@@ -25,6 +25,7 @@ from pathlib import Path
 from .brief.restore import (
     ASSISTANT_ITEMS,
     INSPECTED_ITEMS,
+    REPLACED_BY_ITEM,
     REPLACED_LATER,
     RestorePlan,
     listed,
@@ -32,6 +33,7 @@ from .brief.restore import (
     render_restore,
     replaced_later,
     snapshot_from,
+    terse,
 )
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
 from .core.item import STANDING
@@ -179,11 +181,18 @@ def capture_inspection(
         extra += [item for item in carried if item.id not in gone]
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     agent |= {c.id for c in result.candidates if c.role == "assistant"}
-    inspected = {c.id for c in result.candidates}
+    inspected = {c.id: c for c in result.candidates}
     data = {
         **snapshot.to_dict(),
         ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
         INSPECTED_ITEMS: [item.id for item in snapshot.items if item.id in inspected],
+        REPLACED_BY_ITEM: {
+            item.id: mask(inspected[replaced].content)
+            for item in snapshot.items
+            if item.id in inspected and terse(item.content)
+            for replaced in inspected[item.id].supersedes[-1:]
+            if replaced in inspected
+        },
     }
     record = store.snapshots.add(data, label=label, session_id=session_id)
     store.inspections.add(

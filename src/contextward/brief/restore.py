@@ -5,13 +5,15 @@ and the snapshot it checked. An item leaves the block only when a later
 check shows it preserved. When a snapshot was taken but no check could run,
 every critical item of that snapshot is restored (the conservative answer).
 
-Must never: write to the store, or quote anything but snapshot items.
+Must never: write to the store, or quote anything but the snapshot record (its items,
+and what a terse item of it replaced).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core import ContextItem, FactsVerifier, Snapshot
 from ..core.errors import ContextGuardError
@@ -37,6 +39,12 @@ ASSISTANT_ITEMS = "assistant_items"
 #: And the ids of the items the inspected transcript said, in the order it said them (the
 #: standing record and carried items are not among them).
 INSPECTED_ITEMS = "inspected_items"
+#: And, for a terse item that replaced another ("Bump it to 20."), what it replaced:
+#: ``{item id: masked content}``, so the restore block can say what "it" is.
+REPLACED_BY_ITEM = "replaced_by_item"
+#: An item this short, or one that points back ("it", "that", "这个"), gets that context.
+TERSE_CHARS = 40
+_POINTS_BACK = re.compile(r"\b(?:it|that|this|them|those)\b|这个|那个|它")
 #: Beside a stored check report (``report``): ``{changed item id: later item id}``, the
 #: changed items whose new wording in the summary a later statement of the session holds.
 REPLACED_LATER = "replaced_later"
@@ -57,10 +65,17 @@ class RestorePlan:
     replaced: tuple[tuple[ContextItem, ContextItem], ...] = ()
     #: The items the assistant said (a plan, a proposal): restated as the agent's word.
     agent: frozenset[str] = frozenset()
+    #: What a terse item replaced ("Bump it to 20." in place of "Set the pool to 10.").
+    in_place_of: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not self.items
+
+
+def terse(content: str) -> bool:
+    """Whether an item says too little alone: short, or pointing back ("Bump it to 20.")."""
+    return len(content) <= TERSE_CHARS or _POINTS_BACK.search(content.casefold()) is not None
 
 
 def listed(record: Record | None, key: str) -> list[str]:
@@ -93,10 +108,16 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         return RestorePlan((), None, False, {})
     check = latest_check(store, record.seq)
     agent = frozenset(listed(record, ASSISTANT_ITEMS))
+    context = record.data.get(REPLACED_BY_ITEM)
+    before = (
+        {k: v for k, v in context.items() if isinstance(v, str)}
+        if isinstance(context, dict)
+        else {}
+    )
     if check is None:
         critical = tuple(item for item in snapshot.items if item.critical)
         unchecked = {i.id: "unchecked" for i in critical}
-        return RestorePlan(critical, record.seq, False, unchecked, agent=agent)
+        return RestorePlan(critical, record.seq, False, unchecked, agent=agent, in_place_of=before)
     report = check.data.get("report", {})
     found = {
         f.get("itemId"): f.get("status")
@@ -123,6 +144,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         {k: str(v) for k, v in statuses.items() if k},
         tuple((by_id[old], new) for old, new in replaced.items()),
         agent,
+        before,
     )
 
 
@@ -216,6 +238,8 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
             notes.append("the agent's word, not the owner's")  # "I suggest we raise it to 2000"
         note = f" ({'; '.join(notes)})" if notes else ""
         line = f"- [{item.kind}]{note} {' '.join(mask(item.content).split())}"
+        if item.id in plan.in_place_of:
+            line += f' (in place of: "{" ".join(plan.in_place_of[item.id].split())[:200]}")'
         if used + len(line) + 1 > max_chars - 120:
             break
         lines.append(line)
