@@ -380,3 +380,15 @@ def test_a_later_mention_of_a_verbatim_item_changes_nothing(state: str) -> None:
 def test_turning_down_another_option_revokes_nothing(item: str, summary: str) -> None:
     status, reason = judge(item, summary, kind="decision")
     assert status == "preserved", reason
+
+
+def test_a_dropped_thing_the_item_uses_revokes_it_and_one_it_turns_down_does_not() -> None:
+    summary = "The waitlist lives in Postgres (Redis dropped)."
+    assert judge("Use Redis for the waitlist.", summary, kind="decision") == (
+        "changed",
+        "changed: revoked",
+    )
+    status, reason = judge(
+        "Forget Redis for the waitlist, keep it in Postgres.", summary, kind="decision"
+    )
+    assert status == "preserved", reason

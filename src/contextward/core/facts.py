@@ -411,9 +411,9 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
     window_text = " ".join(index.folded(number) for number in window)
     if not dict(profile.cues).get("neg") and _negated_before(profile.folded, window_text):
         return "changed", "changed: negation flipped (added)"
-    own = _anchor_keys(profile.clauses)
+    held = _held(profile)
     if REVOKE_RE.search(window_text) and _revokes(
-        index, window, keyset, _prohibits(profile), own
+        index, window, keyset, _prohibits(profile), held
     ) > dict(profile.cues).get("revoke", 0):
         return "changed", "changed: revoked"
     if _revoked_after(index, window, keyset):
@@ -462,7 +462,7 @@ def _revokes(
     window: list[int],
     keyset: set[str],
     prohibition: bool = False,
-    own: frozenset[str] = frozenset(),
+    held: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> int:
     """Revocation cues in the sentences that speak about the item, in any of their clauses.
 
@@ -479,15 +479,44 @@ def _revokes(
             total += sum(
                 clause.cue("revoke") - (_turned_down(clause) if prohibition else 0)
                 for n, clause in enumerate(parts)
-                if not _about_another(parts[: n + 1], own)
+                if not _about_another(parts[: n + 1], held, keyset)
             )
     return total
 
 
-def _about_another(clauses: list[Clause], own: frozenset[str]) -> bool:
-    """Whether the last clause, or the nearest one before it that names anything ("试过
-    50 条，…，因此放弃"), names another thing and none of the item's anchors."""
-    for clause in reversed(clauses):
+#: What an item turns down ("use RQ instead of Celery", "Forget Redis for the waitlist"):
+#: a summary saying that thing was dropped agrees with the item.
+_TURNS_DOWN = re.compile(
+    r"\b(?:instead of|rather than|not|no|forget(?: about)?|drop|ditch|scrap|over)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?P<name>[a-z][\w.+-]*)|(?:不再用|不用|弃用|去掉)\s*(?P<zh>[a-z][\w.+-]*)"
+)
+
+
+def _held(profile: Profile) -> tuple[frozenset[str], frozenset[str]]:
+    """``(held, down)``: the item's anchors but those it turns down (what a revocation must
+    name to revoke it), and the words of what it turns down."""
+    own = _anchor_keys(profile.clauses)
+    down = frozenset(m["name"] or m["zh"] for m in _TURNS_DOWN.finditer(profile.folded))
+    return (own - down or own), down
+
+
+def _about_another(
+    clauses: list[Clause], held: tuple[frozenset[str], frozenset[str]], keyset: set[str]
+) -> bool:
+    """Whether the last clause turns down another thing than the item: it names another
+    and none of the item's anchors; or it names nothing, shares no word with the item but
+    what the item itself turns down, and the nearest clause before it that names anything
+    names another thing ("试过 50 条，…，因此放弃"). "(Redis dropped)" is about "Use Redis
+    for the waitlist", not about "Forget Redis for the waitlist"."""
+    own, down = held
+    anchors = _anchor_keys(clauses[-1:])
+    if anchors:
+        return bool(anchors - own) and not anchors & own
+    if (clauses[-1].keys & keyset) - down:
+        return False
+    if clauses[-1].keys & down:
+        return True
+    for clause in reversed(clauses[:-1]):
         anchors = _anchor_keys([clause])
         if anchors:
             return bool(anchors - own) and not anchors & own
@@ -562,8 +591,8 @@ def _compare(
         region_cues.update(dict(clause.cues))
         region_cues["turned_down"] += _turned_down(clause)
 
-    own = _anchor_keys(profile.clauses)
-    if _revokes(index, window, keyset, _prohibits(profile), own) > item_cues[
+    held = _held(profile)
+    if _revokes(index, window, keyset, _prohibits(profile), held) > item_cues[
         "revoke"
     ] or _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
