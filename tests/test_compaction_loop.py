@@ -536,3 +536,18 @@ def test_a_terse_item_is_restored_with_what_it_replaced(store: Store) -> None:
     block = render_restore(plan_restore(store, session_id="s"))
     assert '(lost) Bump it to 20. (in place of: "Set the DB pool size to 10.")' in block
     assert "- [decision] (lost) Set the DB pool size to 10." not in block  # not restated itself
+
+
+def test_a_later_setting_of_another_thing_never_explains_a_summary_error(store: Store) -> None:
+    said = [
+        Message("u1", "user", "做一个订单服务。"),
+        Message("u2", "user", "接口超时设成 5 秒。"),
+        Message("a1", "assistant", "好的。"),
+        Message("u3", "user", "数据库连接超时设成 3 秒。"),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(
+        store, "做一个订单服务。接口超时改为 3 秒，与数据库连接超时一致。", session_id="s"
+    )
+    plan = plan_restore(store, session_id="s")
+    assert "接口超时设成 5 秒。" in [i.content for i in plan.items] and plan.replaced == ()

@@ -315,3 +315,10 @@ def test_i_d_with_a_building_verb_is_the_assistant_s_plan() -> None:
 @pytest.mark.parametrize("text", ["ok, carry on", "thanks, that's all", "ok. great. thanks!"])
 def test_a_few_acknowledgements_in_a_row_are_noise(text: str) -> None:
     assert kind(text) == "transient"
+
+
+@pytest.mark.parametrize(
+    "text", ["Keep the connection pool at 20 connections.", "导出任务超时时间设为 10 分钟。"]
+)
+def test_the_owner_setting_a_value_in_other_words_is_a_decision(text: str) -> None:
+    assert kind(text) == "decision"

@@ -1350,6 +1350,11 @@ def after_reply(old: str, reply: str, *, opening: str) -> InspectionResult:
         ("Set the read timeout to 10 seconds.", "Set the connect timeout to 2 seconds."),
         ("Read timeout 10s.", "Connect timeout 2s."),
         ("读超时设为 10 秒。", "写超时设为 20 秒。"),
+        ("接口超时设成 5 秒。", "数据库连接超时设成 3 秒。"),
+        (
+            "Set the API request timeout to 30 seconds.",
+            "Set the database statement timeout to 5 seconds.",
+        ),
     ],
 )
 def test_the_same_setting_of_two_different_things_retires_neither(first: str, second: str) -> None:

@@ -49,6 +49,7 @@ from .inspect import (
 )
 from .inspect.capture import retired
 from .inspect.policy import PolicyConfig
+from .inspect.supersession import other_subject
 from .redact import mask
 from .state import StateError, StateProject, decision_rows
 from .store import Record, Store
@@ -228,6 +229,7 @@ def check_summary(
         text,
         order=listed(record, INSPECTED_ITEMS),
         assistant=listed(record, ASSISTANT_ITEMS),
+        apart=other_subject,
     )
     stored = store.check_reports.add(
         {

@@ -12,7 +12,7 @@ and what a terse item of it replaced).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core import ContextItem, FactsVerifier, Snapshot
@@ -160,6 +160,7 @@ def replaced_later(
     *,
     order: Sequence[str],
     assistant: Collection[str] = (),
+    apart: Callable[[str, str], bool] = lambda new, old: False,
 ) -> dict[str, str]:
     """Critical items the summary lost or changed the way a later statement of the session
     replaced them, as ``{item id: later item id}``: supersession missed the replacement
@@ -178,7 +179,8 @@ def replaced_later(
     - the summary itself says the old item no longer holds (negated, revoked, a stale
       value), and the later item holds a word the summary put in its place.
 
-    A goal is never replaced this way.
+    A goal is never replaced this way, nor by a statement about another thing (``apart``:
+    "数据库连接超时设成 3 秒" does not replace "接口超时设成 5 秒", whatever a summary says).
     """
     rank = {item_id: n for n, item_id in enumerate(order)}
     items = [item for item in snapshot.items if item.id in rank]
@@ -203,6 +205,7 @@ def replaced_later(
                 rank[new.id] <= rank[old.id]
                 or new.kind == "rejected"
                 or (owner and new.id in assistant)
+                or apart(new.content, old.content)
                 # the summary must say both in one place, not each of two things apart
                 or not where.window & placed[new.id].window
             ):

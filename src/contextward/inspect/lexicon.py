@@ -368,7 +368,11 @@ USE = _re(
 # "把超时设成 30 秒": the owner setting a named thing to a value, a choice.
 SETS = _re(
     r"^(?:(?:ok(?:ay)?|then|and|so|please|pls)[, ]+)*(?:set|switch|point|pin|configure)\s+"
-    r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+(?:to|at|=)\s+\S"
+    r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+(?:to|at|=)\s+\S|"
+    # "Keep the connection pool at 20 connections.": a value set, not a thing kept as is.
+    r"^(?:please,? )?keep\s+(?:the |our )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+at\s+[~≈]?\d|"
+    # "导出任务超时时间设为 10 分钟。", "把并发调到 8": a named thing set to a value.
+    r"^(?:请)?(?:把)?[^，,。；;？?\s]{1,20}?\s*(?:设为|设成|设置为|设置成|调到|调成|调为|定为)\s*[~约]?\d"
 )
 STRONG_PREFERENCE = _re(
     r"\bi (?:prefer|'d prefer|would prefer|'d rather|would rather)\b|我更喜欢|我喜欢|偏好|更倾向"

@@ -1614,7 +1614,7 @@ def _same_value(
                 or previous[0] in numbers[1:]
                 or (
                     # The read and the connect timeout are two things, whatever they share.
-                    not _other_subject(new.text, old.text)
+                    not other_subject(new.text, old.text)
                     and (
                         dim.startswith("=")
                         # Prices of different things share words ("monthly", "plan"): one
@@ -1655,13 +1655,36 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*|[\u4e00-\u9fff]")
 _CJK_FUNCTION = frozenset("的了是把和也都就还要在设为改成到用将再先")
 
 
-def _other_subject(new: str, old: str) -> bool:
+# What a statement sets a value of: "Set the read timeout to 10 seconds" (read timeout),
+# "接口超时设成 5 秒" (接口超时).
+_SUBJECT = re.compile(
+    # "Set the read timeout to 10 seconds", "move the summary mail to 08:15": what follows
+    # the article; "max upload size is 10 MB": a statement of a value, no verb before.
+    r"^(?:please,? )?(?:[a-z]+\s+)?(?:the|our|its)\s+(?P<en>[a-z][\w-]*(?: [a-z][\w-]*){0,3}?)\s+"
+    r"(?:to|at|=|is|are|must be|should be|of)\s+[~≈]?\d|"
+    r"^(?P<en2>[a-z][\w-]*(?: [a-z][\w-]*){0,3}?)\s+(?:=|is|are|must be|should be)\s+[~≈]?\d|"
+    r"^(?:请)?(?:把)?(?P<zh>[^，,。；;？?\d\s]{1,20}?)\s*"
+    r"(?:设为|设成|设置为|设置成|调到|调成|调为|定为|改成|改为|是|为)\s*[~约]?\d"
+)
+_NO_SUBJECT = frozenset(("it", "that", "this", "them", "those", "这个", "那个", "它"))
+
+
+def _subject(text: str) -> str | None:
+    match = _SUBJECT.match(text.casefold().strip())
+    subject = (match["en"] or match["en2"] or match["zh"]) if match else None
+    return subject if subject and subject not in _NO_SUBJECT else None
+
+
+def other_subject(new: str, old: str) -> bool:
     """Whether two statements say the same of two different things: a content word of
     one stands in the other's place between the same words ("the payments service
     timeout" / "the search service timeout", "for the staging pool" / "for the prod
     pool", "Set the read timeout" / "Set the connect timeout", "读超时" / "写超时"; at
     the start, before the same two). Their values are then of different things,
     whatever words they share."""
+    mine, theirs = _subject(new), _subject(old)
+    if mine and theirs and not (mine.endswith(theirs) or theirs.endswith(mine)):
+        return True  # "接口超时" / "数据库连接超时", "the API timeout" / "the DB timeout"
     a, b = ("", *_latin_words(old), ""), ("", *_latin_words(new), "")
     only_a, only_b = set(a) - set(b), set(b) - set(a)
     slots = {_slot(a, i) for i in range(1, len(a) - 1) if a[i] in only_a}
