@@ -540,3 +540,10 @@ async def test_the_finds_an_answer_passed_by_are_counted(project: Path) -> None:
     assert text.startswith(
         "contextward: 1 unsure find of the rules that the answer passed by dropped as noise"
     )
+
+
+@pytest.mark.anyio
+async def test_an_empty_constraint_is_refused_over_mcp(project: Path) -> None:
+    async with Client(build_server()) as client:
+        result = await client.call_tool("contract", {"add": ""})
+    assert result.is_error and "the constraint text is empty" in result.content[0].text  # type: ignore[union-attr]

@@ -149,3 +149,20 @@ def test_secrets_are_masked_in_constraints(root: Path, env: dict[str, str]) -> N
     row = add_constraint(root, "deploy with sk-ant-abcdefghijklmnopqrstuvwxyz", env=env)
     assert "sk-ant" not in project_contract_path(root).read_text()
     assert "[secret:anthropic-key]" in row.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Never delete TestRateLimitHealthzExemptionRunsBeforeTheLimiterMiddleware.",
+        f"Use https://{'a' * 40}.example.com/v2 for everything.",
+        "Never " + "c" * 1200,
+    ],
+)
+def test_a_rule_with_a_long_word_is_listed_and_numbered_once(
+    root: Path, env: dict[str, str], text: str
+) -> None:
+    first = add_constraint(root, text, env=env)
+    assert len(first.id) <= 64 and load_contract(root, env=env).get(first.id) == first
+    second = add_constraint(root, text + " Really.", env=env)
+    assert second.id[:3] != first.id[:3]  # the number is not handed out again

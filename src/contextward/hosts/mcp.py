@@ -479,7 +479,7 @@ def build_server() -> MCPServer:
         from ..store.contract import add_constraint, load_contract
 
         root = project_dir()
-        if add:
+        if add is not None:  # an empty one is refused, as from the CLI
             add_constraint(root, add, layer="project", provenance="agent")
         return [
             {
