@@ -166,3 +166,14 @@ def test_a_rule_with_a_long_word_is_listed_and_numbered_once(
     assert len(first.id) <= 64 and load_contract(root, env=env).get(first.id) == first
     second = add_constraint(root, text + " Really.", env=env)
     assert second.id[:3] != first.id[:3]  # the number is not handed out again
+
+
+def test_a_row_an_earlier_version_wrote_with_a_long_id_is_read(
+    root: Path, env: dict[str, str]
+) -> None:
+    long_id = "16-never-delete-testratelimithealthzexemptionrunsbeforethelimitermiddleware"
+    project_contract_path(root).write_text(
+        f"# Contract\n\n## Owner\n\n- {long_id}: Never delete that test.\n", encoding="utf-8"
+    )
+    assert load_contract(root, env=env).get(long_id) is not None
+    assert add_constraint(root, "Prefer stdlib", env=env).id.startswith("17-")

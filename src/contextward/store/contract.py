@@ -99,7 +99,10 @@ SEEDS: tuple[tuple[str, str], ...] = (
 )
 SEED_IDS = frozenset(seed_id for seed_id, _ in SEEDS)
 
-_ROW = re.compile(r"^\s*[-*]\s+(?P<id>[0-9a-z][0-9a-z._-]{0,63}):\s+(?P<text>\S.*)$")
+#: An id as read back: new ids stay under 64 characters; the longer ones earlier
+#: versions wrote for a rule with a long word are read too, so those rules hold again.
+_ID = r"[0-9a-z][0-9a-z._-]{0,255}"
+_ROW = re.compile(rf"^\s*[-*]\s+(?P<id>{_ID}):\s+(?P<text>\S.*)$")
 _OWNER_HEADING = "## Owner"
 _AGENT_HEADING = "## Agent (unverified)"
 MAX_CONSTRAINT = 400
@@ -258,7 +261,7 @@ def add_constraint(
         raise InputError("the constraint text is empty", code="empty_text")
     contract = load_contract(root, env=env)
     if constraint_id is not None:
-        if not re.fullmatch(r"[0-9a-z][0-9a-z._-]{0,63}", constraint_id):
+        if not re.fullmatch(_ID, constraint_id):
             raise InputError(f"invalid constraint id {constraint_id!r}", code="invalid_input")
         existing = contract.get(constraint_id)
         if provenance == "agent" and existing is not None:
