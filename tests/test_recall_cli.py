@@ -111,3 +111,13 @@ def test_recall_command_finds_state_decisions(project: Path) -> None:
     assert code == 0
     assert " · decision · owner · " in out.splitlines()[1]
     assert "Use SQLite in WAL mode" in out
+
+
+def test_recall_json_never_echoes_a_secret_or_a_huge_query(project: Path) -> None:
+    secret = "sk-live-0123456789abcdefSECRETVALUE"
+    code, out, _ = invoke("recall", f"AKIAIOSFODNN7EXAMPLE {secret}", "--json")
+    data = json.loads(out)
+    assert code in (0, 1) and "AKIA" not in out and "secretvalue" not in out.lower()
+    assert data["query"] == "[secret:aws-access-key] [secret:openai-key]"
+    code, out, _ = invoke("recall", "word " * 50_000, "--json")
+    assert code in (0, 1) and len(out) < 10_000

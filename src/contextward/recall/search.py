@@ -86,6 +86,11 @@ class Hit:
         }
 
 
+#: At most this much of the query, and this many of its terms, are echoed in a result.
+MAX_ECHO = 1000
+MAX_ECHO_TERMS = 64
+
+
 @dataclass(frozen=True)
 class RecallResult:
     """The hits, best first, and what the search did to find them."""
@@ -97,10 +102,16 @@ class RecallResult:
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
+        # The query is echoed masked and bounded: a secret searched for is never printed
+        # back, nor the terms read from it (they are those of the masked query then).
+        shown = mask(self.query.text)
+        terms = (
+            list(self.terms) if shown == self.query.text else list(dict.fromkeys(analyze(shown)))
+        )
         return {
             "schema_version": 1,
-            "query": self.query.text,
-            "terms": list(self.terms),
+            "query": shown[:MAX_ECHO] + ("…" if len(shown) > MAX_ECHO else ""),
+            "terms": terms[:MAX_ECHO_TERMS],
             "widened": self.widened,
             "notes": list(self.notes),
             "hits": [h.to_dict() for h in self.hits],
