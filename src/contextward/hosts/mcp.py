@@ -561,7 +561,9 @@ def build_server() -> MCPServer:
 
     @tool(WRITE, "Check a summary")
     def check(summary: str, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Check a summary against a snapshot (default: the latest stored); the report is stored."""
+        """Check a summary against the latest stored snapshot, and store the report (what
+        `restore` reads); with a `snapshot` passed in, the report is only returned, never
+        stored, so `restore` does not see it."""
         from ..compaction import check_summary
         from ..core import FactsVerifier, Snapshot, verify_context
 
