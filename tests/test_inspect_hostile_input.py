@@ -247,6 +247,9 @@ def test_a_message_list_that_is_not_a_list_or_empty_messages_are_counted() -> No
     ]
     _, messages, skips = read(json.dumps(listing).encode())
     assert [mid for mid, _ in messages] == ["c1"] and skips == {"empty_message": 1}
+    # Content of no known shape is counted once, as that, not also as an empty message.
+    odd = [{"role": "user", "content": "Never push."}, {"role": "user", "content": 123}]
+    assert read(json.dumps(odd).encode())[2] == {"unknown_content": 1}
 
 
 def test_an_own_id_shaped_like_a_positional_one_does_not_merge_two_messages() -> None:

@@ -221,7 +221,9 @@ def messages_of(item: Any, ids: _Ids, skips: Skips) -> Iterator[Message]:
         return
     content = item.get("content")
     tool_name = item.get("tool_name", item.get("name"))
+    before = skips.total()
     text = block_text(content, skips)
+    unread = skips.total() > before  # content of no known shape: counted once, there
     said = bool(text.strip()) or role == "tool"
     if said:
         yield Message(
@@ -251,7 +253,7 @@ def messages_of(item: Any, ids: _Ids, skips: Skips) -> Iterator[Message]:
                 text=tool_call_text(name, args),
                 tool_name=name if isinstance(name, str) else None,
             )
-    if not said:
+    if not said and not unread:
         skips.add("empty_message")
 
 
