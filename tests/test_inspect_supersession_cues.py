@@ -1398,6 +1398,11 @@ def test_make_it_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
     assert retired(result, "Max upload size is 10 MB.")
 
 
+def test_gai_cheng_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
+    result = after_reply("限流阈值每分钟 100 次。", "改成 60。", opening="做一个网关。")
+    assert retired(result, "限流阈值每分钟 100 次。")
+
+
 @pytest.mark.parametrize("reply", ["make it bigger.", "make it 50."])
 def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> None:
     result = after_reply(

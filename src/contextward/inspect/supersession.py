@@ -690,6 +690,7 @@ _BARE = re.compile(
     # "make it 50.": a bare value for "it", the one just set; "Rename it to `import-users`,
     # sync sounds two-way": a new name for it, with its reason.
     r"(?:(?:make|set|change|bump|raise|lower|drop|cut) (?:it|that)(?: to| down to| up to)?\s+|"
+    r"(?:那就|就|那)?(?:改成|改为|调到|调成|设成|设为)\s*|"
     r"(?P<renamed>rename (?:it|that|this|them) to)\s+)?"
     r"(?P<prep>by|per|in|on|to|at)?\s*(?P<value>`?[\w][\w.+/:-]{0,39}`?)"
     r"(?:\s+(?P<cue>then|actually|instead|please|minimum|max|maximum|"
