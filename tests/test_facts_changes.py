@@ -392,3 +392,9 @@ def test_a_dropped_thing_the_item_uses_revokes_it_and_one_it_turns_down_does_not
         "Forget Redis for the waitlist, keep it in Postgres.", summary, kind="decision"
     )
     assert status == "preserved", reason
+
+
+def test_a_todo_label_is_no_name_the_summary_must_repeat() -> None:
+    item = "Remaining TODO: write the PR description and tag the reviewer."
+    status, reason = judge(item, "Next: write the PR description and tag the reviewer.", "todo")
+    assert status == "preserved", reason

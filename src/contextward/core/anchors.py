@@ -344,6 +344,11 @@ def _clause(
     )
 
 
+#: Capitalised labels of a note, not names of anything: "Remaining TODO: write the PR
+#: description" is kept by "Next: write the PR description".
+_LABELS = frozenset(("TODO", "FIXME", "NOTE", "NOTES", "WIP", "TBD", "XXX", "HACK", "DONE"))
+
+
 def _is_name(raw: str, cased: str, start: int) -> bool:
     """A capitalised word that is not merely sentence-initial, or one with inner capitals.
 
@@ -352,7 +357,7 @@ def _is_name(raw: str, cased: str, start: int) -> bool:
     """
     if not raw[:1].isupper():
         return False
-    if raw.isupper() and len(raw) <= 3:
+    if (raw.isupper() and len(raw) <= 3) or raw in _LABELS:
         return False
     if any(ch.isupper() for ch in raw[1:]):
         return len(raw) > 1
