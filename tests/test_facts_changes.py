@@ -398,3 +398,10 @@ def test_a_todo_label_is_no_name_the_summary_must_repeat() -> None:
     item = "Remaining TODO: write the PR description and tag the reviewer."
     status, reason = judge(item, "Next: write the PR description and tag the reviewer.", "todo")
     assert status == "preserved", reason
+
+
+def test_an_old_value_the_item_names_is_not_one_the_summary_must_repeat() -> None:
+    item = "限流阈值改成每分钟 60 次，100 太高了。"
+    status, reason = judge(item, "限流阈值：每分钟 60 次", "decision")
+    assert status == "preserved", reason
+    assert judge(item, "限流阈值：每分钟 100 次", "decision")[0] == "changed"

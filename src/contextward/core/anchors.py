@@ -238,6 +238,11 @@ def _is_stale(surface: list[str], index: int, anchors: dict[int, str]) -> bool:
     "within 2 hours and write to /srv" the path does not replace the duration.
     """
     own = anchors[index]
+    # "100 is too high", "100 太高了": a value faulted where it is named is the old one.
+    if surface[index + 1 : index + 3] in (["is", "too"], ["are", "too"], ["was", "too"]) or (
+        index + 1 < len(surface) and surface[index + 1].startswith("太")
+    ):
+        return True
     for ahead in range(index + 1, min(len(surface), index + 4)):
         if ahead in anchors:
             break

@@ -74,6 +74,14 @@ class Region:
     verbatim: bool
 
 
+#: A value the item itself names as the old one, in so many words: "instead of 8", "not
+#: 8", "100 is too high", "100 太高了" (a bare transition, "0 to 500", may be a range).
+_NAMED_OLD = re.compile(
+    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d[\d.,]*)|"
+    r"(?<![\w.])[$€£¥]?(\d[\d.,]*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Placed:
     """An item's best region in a context (segment numbers; empty when none), the item's
@@ -105,10 +113,17 @@ class Profile:
         parts = analyse(content)
         lowered = prepare(content)[1]
         values = tuple(value for part in parts for value in part.values)  # repeats count
+        # An old value the item itself names ("instead of 8", "100 is too high", "from 500
+        # to 800") is not one a summary must repeat: only the current ones are anchors.
+        faulted = {m[1] or m[2] for m in _NAMED_OLD.finditer(lowered)}
+        gone = {v.number for v in values if v.stale and v.number in faulted}
+        held = {value.number for value in values if value.number not in gone}
+        old = {VALUE_PREFIX + number for number in gone - held}
+        values = tuple(value for value in values if value.number not in gone) if held else values
         idents = _unique(ident for part in parts for ident in part.idents)
         names = frozenset(name for part in parts for name in part.names)
         anchor_keys = _anchor_keys(parts)
-        keys = set().union(*(part.keys for part in parts))
+        keys = set().union(*(part.keys for part in parts)) - (old if held else set())
         cues: dict[str, int] = {}
         for part in parts:
             for cue, count in part.cues:
