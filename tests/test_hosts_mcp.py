@@ -207,7 +207,8 @@ async def test_an_answer_that_cannot_be_used_falls_back_to_rules_and_says_why(
         result["fallback_reason"]
         == "none of its 1 proposals is usable (not verbatim in the transcript, or of no known kind)"
     )
-    assert prose.startswith("contextward: answer not used (the model's answer holds no JSON)")
+    assert "\nNotes for the host (not part of the guidance" in prose
+    assert prose.endswith("contextward: answer not used (the model's answer holds no JSON)")
     assert "Package it as a Helm chart." in prose
     assert snap["fallback_reason"] == "the model's answer is malformed JSON"
     assert SECRET.decode() not in json.dumps([result, prose, snap])
@@ -230,7 +231,10 @@ async def test_what_was_not_used_or_not_read_is_counted(project: Path) -> None:
     # A bare list of proposals is an answer; the one not found is counted, never quoted.
     assert result["mode"] == "provider" and result["provider_rejected"] == 1
     assert result["skipped"] == {"unknown_role": 2}
-    assert text.startswith("contextward: 1 proposal of the answer not used")
+    notes = text.split(
+        "Notes for the host (not part of the guidance; leave them out of the summary):\n"
+    )
+    assert len(notes) == 2 and notes[1].startswith("contextward: 1 proposal of the answer not used")
     assert SECRET.decode() not in json.dumps(result) + text
     for refused in (unread, asked):
         assert refused.is_error
@@ -537,8 +541,10 @@ async def test_the_finds_an_answer_passed_by_are_counted(project: Path) -> None:
         text = await call(client, "guidance", {"messages": messages, "answer": answer})
     assert result["mode"] == "provider" and result["provider_passed"] == 1
     assert "provider_rejected" not in result
-    assert text.startswith(
-        "contextward: 1 unsure find of the rules that the answer passed by dropped as noise"
+    assert text.startswith("contextward guidance for the compaction summary")
+    assert text.rstrip().endswith(
+        "contextward: 1 unsure find of the rules that the answer passed by dropped as noise "
+        "(never the owner's words)"
     )
 
 

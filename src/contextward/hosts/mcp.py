@@ -211,8 +211,12 @@ def _notes(answer: str | None, result: InspectionResult, read: _Read) -> dict[st
     return notes
 
 
+#: Above the notes a guidance result ends with: what was skipped or not used.
+NOTES_HEADING = "Notes for the host (not part of the guidance; leave them out of the summary):"
+
+
 def _said(notes: Mapping[str, Any]) -> list[str]:
-    """The notes as the first lines of a text result."""
+    """The notes as lines of a text result."""
     lines = []
     if "fallback_reason" in notes:
         lines.append(f"contextward: answer not used ({notes['fallback_reason']})")
@@ -539,7 +543,9 @@ def build_server() -> MCPServer:
         )
         text = build_guidance(result).text()
         said = _said(_notes(answer, result, read))
-        return "\n".join([*said, "", text]) if said else text
+        # After the guidance, marked as the host's: a host that hands the text to its
+        # summariser as it is must not have these read as part of what to preserve.
+        return "\n".join([text, "", NOTES_HEADING, *said]) if said else text
 
     @tool(WRITE, "Snapshot before compaction")
     def snapshot(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
