@@ -322,3 +322,17 @@ def test_a_few_acknowledgements_in_a_row_are_noise(text: str) -> None:
 )
 def test_the_owner_setting_a_value_in_other_words_is_a_decision(text: str) -> None:
     assert kind(text) == "decision"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'll start by looking at services/gateway to see how requests are routed.", "transient"),
+        ("I'll keep the limiter in middleware/ratelimit.go.", "decision"),
+        ("I'll keep that in mind.", "transient"),
+    ],
+)
+def test_the_assistant_s_next_look_is_noise_and_where_it_puts_a_thing_a_plan(
+    text: str, expected: str
+) -> None:
+    assert kind(text, role="assistant") == expected

@@ -94,6 +94,14 @@ _INSTEAD_OF = re.compile(
 )
 
 
+#: A look whose purpose is to learn something: a next step, however concrete.
+_TO_LEARN = re.compile(r"\bto (?:see|find out|check|understand|figure out|learn)\b|\band see\b")
+#: "… in middleware/ratelimit.go", "… under pkg/auth": where a thing will live.
+_PLACED = re.compile(
+    r"\b(?:in|into|under|inside)\s+`?[\w.-]+/[\w./-]+|\b(?:in|into)\s+`?[\w-]+\.\w{1,4}\b"
+)
+
+
 def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     """The kind of ``unit`` (the ``index``-th of its message) said in ``ctx``, with why."""
     text = lx.narrow(unit.text)
@@ -242,9 +250,10 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ctx.role == "assistant"
         and lx.INTENT.match(low)
         and _NAMES_TOOL.search(text)
-        and not (_QUESTION.search(text) or lx.EPILOGUE.search(low))
+        and not (_QUESTION.search(text) or lx.EPILOGUE.search(low) or lx.INVESTIGATE.match(low))
     ):
-        # "I'll use Redis for the cache." is a plan; "the API uses Redis" is a fact.
+        # "I'll use Redis for the cache." is a plan; "the API uses Redis" is a fact; "I'll
+        # start by looking at services/gateway" narrates the next step.
         return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
     if lx.FACT.search(low) and not _QUESTION.search(text):
         return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
@@ -268,7 +277,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and weight(text) > 30
     ):
         return _mem("decision", 0.82, "the assistant replaces an earlier approach", replaces())
-    if ctx.role == "assistant" and lx.COMPLY.match(low):
+    if ctx.role == "assistant" and lx.COMPLY.match(low) and not _PLACED.search(low):
+        # "I'll keep the limiter in middleware/ratelimit.go." places a thing: a plan.
         return _noise("transient", 0.85, "the assistant promising to follow a rule")
     if ctx.role == "assistant" and lx.TODO_DEADLINE.search(low) and lx.INTENT.match(low):
         return _mem("todo", 0.82, "work the assistant commits to before a deadline", replaces())
@@ -381,6 +391,8 @@ def _narrates(text: str, low: str) -> bool:
     """
     if not lx.INVESTIGATE.match(low):
         return False
+    if _TO_LEARN.search(low):
+        return True  # "I'll start by looking at services/gateway to see how it routes"
     return weight(text) < 70 or not (_NUMBER.search(text) or lx.IDENTIFIER.search(text))
 
 
