@@ -119,16 +119,15 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         unchecked = {i.id: "unchecked" for i in critical}
         return RestorePlan(critical, record.seq, False, unchecked, agent=agent, in_place_of=before)
     report = check.data.get("report", {})
-    found = {
-        f.get("itemId"): f.get("status")
-        for f in report.get("findings", ())
-        if isinstance(f, dict) and isinstance(f.get("itemId"), str)
-    }
     # Only critical items: a statement that is not critical may have been changed by the
     # owner since, which supersession missed (restating it was measured to undo more
     # replacements than it saved from summary errors: bench/restore_probe.py).
     failures = set(report.get("criticalFailures", ()))
-    statuses = {k: v for k, v in found.items() if k in failures}
+    statuses = {
+        f.get("itemId"): f.get("status")
+        for f in report.get("findings", ())
+        if isinstance(f, dict) and f.get("itemId") in failures
+    }
     by_id = {item.id: item for item in snapshot.items}
     later = check.data.get(REPLACED_LATER)
     replaced = {

@@ -90,8 +90,8 @@ def read_text(path: str, *, what: str, limit: int | None = None, lenient: bool =
         return data.decode("utf-8-sig")  # an editor's byte order mark is not content
     except UnicodeDecodeError as exc:
         error = BadInput(f"{what} {display_name(path)}: not UTF-8 text (byte {exc.start})")
-        if not lenient or b"\0" in data:
-            raise error from None
+    if not lenient or b"\0" in data:
+        raise error
     text = data.decode("utf-8-sig", errors="replace")
     bad = text.count("\ufffd") - data.decode("utf-8-sig", errors="ignore").count("\ufffd")
     if bad * 100 > len(data):

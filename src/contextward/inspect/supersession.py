@@ -1651,7 +1651,7 @@ def _bounded(text: str) -> bool:
     return bool(_BOUND.search(text.casefold()))
 
 
-_LATIN_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*|[\u4e00-\u9fff]")
+_SLOT_WORD = re.compile(r"[a-z][a-z0-9_-]*|\d[\d.,]*|[\u4e00-\u9fff]")
 #: Characters that say how, not what: never a subject in a slot.
 _CJK_FUNCTION = frozenset("的了是把和也都就还要在设为改成到用将再先")
 
@@ -1686,7 +1686,7 @@ def other_subject(new: str, old: str) -> bool:
     mine, theirs = _subject(new), _subject(old)
     if mine and theirs and not (mine.endswith(theirs) or theirs.endswith(mine)):
         return True  # "接口超时" / "数据库连接超时", "the API timeout" / "the DB timeout"
-    a, b = ("", *_latin_words(old), ""), ("", *_latin_words(new), "")
+    a, b = ("", *_slot_words(old), ""), ("", *_slot_words(new), "")
     only_a, only_b = set(a) - set(b), set(b) - set(a)
     slots = {_slot(a, i) for i in range(1, len(a) - 1) if a[i] in only_a}
     return any(_slot(b, j) in slots - {None} for j in range(1, len(b) - 1) if b[j] in only_b)
@@ -1703,9 +1703,9 @@ def _slot(words: tuple[str, ...], i: int) -> tuple[str, ...] | None:
 
 
 @lru_cache(maxsize=_CACHE)
-def _latin_words(text: str) -> tuple[str, ...]:
+def _slot_words(text: str) -> tuple[str, ...]:
     """Words and CJK characters, every number one placeholder: values are no subject."""
-    return tuple("#" if w[0].isdigit() else w for w in _LATIN_WORD.findall(text.casefold()))
+    return tuple("#" if w[0].isdigit() else w for w in _SLOT_WORD.findall(text.casefold()))
 
 
 def _content(word: str) -> bool:
