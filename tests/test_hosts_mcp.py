@@ -553,3 +553,46 @@ async def test_an_empty_constraint_is_refused_over_mcp(project: Path) -> None:
     async with Client(build_server()) as client:
         result = await client.call_tool("contract", {"add": ""})
     assert result.is_error and "the constraint text is empty" in result.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("name", "args", "problem"),
+    [
+        ("journal", {"limit": -5}, "limit: greater_than_equal 1"),
+        ("journal", {"limit": 0}, "limit: greater_than_equal 1"),
+        ("journal", {"limit": 1000}, "limit: less_than_equal 200"),
+        ("evidence", {"limit": -3}, "limit: greater_than_equal 1"),
+        ("recall", {"query": "x", "limit": 0}, "limit: greater_than_equal 1"),
+        ("recall", {"query": "x", "limit": -1}, "limit: greater_than_equal 1"),
+        ("intent", {"limit": 51}, "limit: less_than_equal 50"),
+        ("verify", {"command": "true", "timeout_s": -1}, "timeout_s: greater_than_equal 1"),
+        ("verify", {"command": "true", "timeout_s": 1e9}, "timeout_s: less_than_equal 900"),
+        ("budget", {"used_tokens": -1}, "used_tokens: greater_than_equal 0"),
+        ("budget", {"window_tokens": 0}, "window_tokens: greater_than_equal 1"),
+        ("decide", {"text": "Use Postgres.", "rejected": "yes"}, "rejected: bool_type"),
+    ],
+)
+async def test_out_of_range_arguments_are_refused_with_their_bound(
+    project: Path, name: str, args: dict[str, Any], problem: str
+) -> None:
+    async with Client(build_server()) as client:
+        result = await client.call_tool(name, args)
+    assert result.is_error
+    assert result.content[0].text == f"invalid_arguments for {name}: {problem}"  # type: ignore[union-attr]
+    with Store.open(project) as store:  # nothing ran, nothing was recorded
+        assert store.evidence.list(limit=5) == []
+        assert store.journal.counts()["total"] == 0
+
+
+@pytest.mark.anyio
+async def test_an_unknown_evidence_id_is_an_error_not_an_empty_list(project: Path) -> None:
+    async with Client(build_server()) as client:
+        ran = await call(client, "verify", {"command": "true", "timeout_s": 30})
+        found = await call(client, "evidence", {"evidence_id": ran["id"]})
+        bogus = await client.call_tool("evidence", {"evidence_id": "bogus-sk-live-0123"})
+    assert [run["id"] for run in found] == [ran["id"]]
+    assert bogus.is_error
+    text = bogus.content[0].text  # type: ignore[union-attr]
+    assert text.endswith("not_found: no evidence run has that id (ev-NNNN)")
+    assert "bogus" not in text

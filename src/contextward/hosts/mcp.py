@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
 from mcp.types import ToolAnnotations
-from pydantic import BeforeValidator, ValidationError, WithJsonSchema
+from pydantic import BeforeValidator, Field, StrictBool, ValidationError, WithJsonSchema
 
 from .. import __version__
 from ..core import ContextGuardError
 from ..errors import ContextwardError
+from ..guard.evidence import TIMEOUT_RANGE
 from ..inspect import InspectError, InspectionResult, Message
 from ..inspect.message import listed
 from ..printable import counted, one_line
@@ -79,6 +80,16 @@ Answer = Annotated[
     ),
 ]
 
+#: A count argument: refused outside 1..N (its schema says so), never clamped or read
+#: as "all" in silence.
+Upto50 = Annotated[int, Field(ge=1, le=50)]
+Upto100 = Annotated[int, Field(ge=1, le=100)]
+Upto200 = Annotated[int, Field(ge=1, le=200)]
+
+
+#: ``verify``'s timeout in seconds, within the range the CLI's ``--timeout`` takes.
+Seconds = Annotated[float | None, Field(ge=TIMEOUT_RANGE[0], le=TIMEOUT_RANGE[1])]
+
 READ = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -111,7 +122,7 @@ class _Server(MCPServer):
                 raise
             problems = sorted(
                 {
-                    f"{'.'.join(str(part) for part in err['loc']) or 'arguments'}: {err['type']}"
+                    _problem(err)
                     for err in exc.__cause__.errors(include_input=False, include_url=False)
                 }
             )
@@ -122,6 +133,18 @@ class _Server(MCPServer):
         lowlevel = self._lowlevel_server
         options = lowlevel.create_initialization_options()
         await serve_stdio(lambda read, write: lowlevel.run(read, write, options))
+
+
+def _problem(err: Mapping[str, Any]) -> str:
+    """One refused field: its name, what was wrong, and a bound it broke (a number of
+    our schema, never the value sent)."""
+    where = ".".join(str(part) for part in err["loc"]) or "arguments"
+    bounds = [
+        f"{value:g}"
+        for value in (err.get("ctx") or {}).values()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    ]
+    return f"{where}: {' '.join([err['type'], *bounds])}"
 
 
 def project_dir() -> Path:
@@ -318,7 +341,7 @@ def build_server() -> MCPServer:
         return f"checkpoint written: {', '.join(sorted(given))}"
 
     @tool(WRITE, "Record a decision (unverified)")
-    def decide(text: str, rejected: bool = False, why: Text = None) -> dict[str, Any]:
+    def decide(text: str, rejected: StrictBool = False, why: Text = None) -> dict[str, Any]:
         """Record a decision or rejected approach as the agent's (unverified until the owner adopts it)."""
         from ..state.notes import note as record
 
@@ -352,14 +375,12 @@ def build_server() -> MCPServer:
 
     @tool(READ, "Journal")
     def journal(
-        limit: int = 10,
+        limit: Upto200 = 10,
         type: Literal["decision", "correction", "risk", "note", "lesson"] | None = None,
     ) -> list[dict[str, Any]]:
         """Journal entries, newest first, each with its provenance."""
         with _store(project_dir()) as store:
-            return [
-                e.to_dict() for e in store.journal.list(limit=max(0, min(limit, 200)), type=type)
-            ]
+            return [e.to_dict() for e in store.journal.list(limit=limit, type=type)]
 
     @tool(READ, "Recall")
     def recall(
@@ -367,7 +388,7 @@ def build_server() -> MCPServer:
         query: str = "",
         type: Text = None,
         tags: list[str] | None = None,
-        limit: int = 8,
+        limit: Upto50 = 8,
         evidence_id: Text = None,
         cmd: Text = None,
     ) -> dict[str, Any]:
@@ -377,23 +398,22 @@ def build_server() -> MCPServer:
         from ..state import recall_source  # registers STATE.md decisions as a source
 
         del recall_source
-        wanted = RecallQuery(
-            query, type, tuple(tags or ()), max(1, min(limit, 50)), evidence_id, cmd
-        )
+        wanted = RecallQuery(query, type, tuple(tags or ()), limit, evidence_id, cmd)
         with _store(project_dir()) as store:
             return search(store, wanted).to_dict()
 
     @tool(READ, "Owner intent")
-    def intent(limit: int = 5) -> dict[str, Any]:
+    def intent(limit: Upto50 = 5) -> dict[str, Any]:
         """What the owner wants, needs, forbade and corrected, from recorded prompts."""
         from ..guard.intent import owner_intent
 
         with _store(project_dir()) as store:
-            return owner_intent(store, limit=max(1, min(limit, 50))).to_dict()
+            return owner_intent(store, limit=limit).to_dict()
 
     @tool(RUN, "Verify with a command")
-    def verify(command: str, timeout_s: float = 180.0) -> dict[str, Any]:
-        """Run a shell command (bash -c) and record it as evidence (ev-NNNN); UNTRUSTED when masked."""
+    def verify(command: str, timeout_s: Seconds = None) -> dict[str, Any]:
+        """Run a shell command (bash -c) and record it as evidence (ev-NNNN); UNTRUSTED when
+        masked. ``timeout_s``: seconds (1 to 900), else the project's ``verify_timeout_s``."""
         from ..guard.evidence import run_verified
 
         root = project_dir()
@@ -402,7 +422,7 @@ def build_server() -> MCPServer:
             result = run_verified(
                 store,
                 command,
-                timeout_s=timeout_s,
+                timeout_s=timeout_s if timeout_s is not None else cfg.verify_timeout_s,
                 cwd=root,
                 threshold=cfg.loop_block_after,
                 digest_chars=cfg.verify_digest_chars,
@@ -413,13 +433,15 @@ def build_server() -> MCPServer:
         return result.run.to_dict()
 
     @tool(READ, "Evidence runs")
-    def evidence(limit: int = 5, evidence_id: Text = None) -> list[dict[str, Any]]:
+    def evidence(limit: Upto100 = 5, evidence_id: Text = None) -> list[dict[str, Any]]:
         """Recorded evidence runs, newest first (or one by its ev- id)."""
         with _store(project_dir()) as store:
-            if evidence_id:
+            if evidence_id is not None:
                 run = store.evidence.get(evidence_id)
-                return [] if run is None else [run.to_dict()]
-            return [r.to_dict() for r in store.evidence.list(limit=max(0, min(limit, 100)))]
+                if run is None:  # the id is the model's: not repeated
+                    raise ToolError("not_found: no evidence run has that id (ev-NNNN)")
+                return [run.to_dict()]
+            return [r.to_dict() for r in store.evidence.list(limit=limit)]
 
     @tool(READ, "Open loops")
     def loops() -> list[dict[str, Any]]:
@@ -456,7 +478,10 @@ def build_server() -> MCPServer:
         return probe(tuple(tools or _config(root).preflight_tools), cwd=root).to_dict()
 
     @tool(READ, "Context budget")
-    def budget(used_tokens: int | None = None, window_tokens: int | None = None) -> dict[str, Any]:
+    def budget(
+        used_tokens: Annotated[int | None, Field(ge=0)] = None,
+        window_tokens: Annotated[int | None, Field(ge=1)] = None,
+    ) -> dict[str, Any]:
         """Context watermarks and tool-output volume of this session."""
         from ..guard.budget import session_budget
 
