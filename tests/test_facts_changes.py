@@ -405,3 +405,47 @@ def test_an_old_value_the_item_names_is_not_one_the_summary_must_repeat() -> Non
     status, reason = judge(item, "限流阈值：每分钟 60 次", "decision")
     assert status == "preserved", reason
     assert judge(item, "限流阈值：每分钟 100 次", "decision")[0] == "changed"
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "status"),
+    [
+        (
+            "单次导出最多 5000 行。",
+            "目标：周五上线。单次导出最多两万行（原来的 5000 行太少）。",
+            "changed",
+        ),
+        ("单次导出最多 5000 行。", "目标：周五上线。单次导出最多两万行。", "changed"),
+        ("单次导出最多两万行。", "目标：周五上线。单次导出最多 20000 行。", "preserved"),
+        ("单次导出最多 2万 行。", "目标：周五上线。单次导出最多两万行。", "preserved"),
+        ("超时设为三十秒。", "目标：周五上线。超时设为 30 秒。", "preserved"),
+        ("千万不要删除原图。", "目标：周五上线。千万不要删除原图。", "preserved"),
+    ],
+)
+def test_a_chinese_numeral_is_the_number_it_names(item: str, summary: str, status: str) -> None:
+    assert judge(item, summary, "requirement")[0] == status
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [
+        ("两万行", "20000行"),
+        ("一万二", "12000"),
+        ("三百五十", "350"),
+        ("两千五", "2500"),
+        ("一百零五", "105"),
+        ("一亿两千万", "120000000"),
+        ("1.5万", "15000"),
+        ("第十二", "第12"),
+        # words made of numeral characters stay words
+        ("千万不要", "千万不要"),
+        ("万一出错", "万一出错"),
+        ("十分重要", "十分重要"),
+        ("统一一下", "统一一下"),
+        ("3 万一超时", "3 万一超时"),
+    ],
+)
+def test_chinese_numerals_are_read_as_digits(text: str, digits: str) -> None:
+    from contextward.core.textnorm import arabic
+
+    assert arabic(text) == digits

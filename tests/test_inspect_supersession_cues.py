@@ -1421,6 +1421,10 @@ def test_make_it_retires_nothing_without_a_number_on_both_sides(reply: str) -> N
         ("Pin node to 18 in the Dockerfile and CI.", "node 18 is EOL, bump it to 20"),
         ("Use 8 gunicorn workers.", "The box only has 2 cores. 4 workers."),
         ("Python 版本用 3.9。", "升到 3.11 吧，3.9 快停止维护了。"),
+        ("单次导出最多 5000 行。", "太少了，两万行。"),
+        ("单次导出最多 5000 行。", "5000 行太少了，2万行吧"),
+        ("每页 50 条。", "一百条。"),
+        ("单次导出最多 5000 行。", "改成两万行。"),
     ],
 )
 def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: str) -> None:
@@ -1440,6 +1444,12 @@ def test_a_terse_renumbering_replaces_the_number_the_owner_set(old: str, reply: 
 def test_a_renumbering_of_something_else_retires_nothing(reply: str) -> None:
     result = after_reply("http client timeout 30", reply, opening="Build the billing service.")
     assert not retired(result, "http client timeout 30")
+
+
+@pytest.mark.parametrize("reply", ["4 个就够了。", "两个小时。", "千万别超过 5000 行。"])
+def test_a_chinese_number_of_something_else_retires_nothing(reply: str) -> None:
+    result = after_reply("单次导出最多 5000 行。", reply, opening="做订单导出。")
+    assert not retired(result, "单次导出最多 5000 行。")
 
 
 def test_let_s_not_send_x_calls_off_the_request_for_x() -> None:

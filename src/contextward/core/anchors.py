@@ -23,6 +23,7 @@ from .textnorm import (
     ZH_CUE_RE,
     ZH_NOT_CUES,
     ZH_SPLIT_RE,
+    arabic,
     classify_word,
     clause_spans,
     nfkc,
@@ -170,8 +171,9 @@ _UNIT_KINDS = {
 
 
 def prepare(text: str) -> tuple[str, str]:
-    """``(cased, lowered)``: NFKC with straight quotes and arrows as ``to``, same length."""
-    cased = nfkc(text).replace("\u2019", "'").replace("\u2018", "'")
+    """``(cased, lowered)``: NFKC with straight quotes, Chinese numerals as digits and
+    arrows as ``to``, the two of one length."""
+    cased = arabic(nfkc(text).replace("\u2019", "'").replace("\u2018", "'"))
     cased = _ARROWS.sub(" to ", cased)
     lowered = cased.lower()
     if len(lowered) != len(cased):  # a rare case-mapping that changes length: no name detection

@@ -250,9 +250,67 @@ _ZH_STOP_CHARS = frozenset("的了是在和与及把被也都就还而并或这�
 
 
 def normalize(text: str, *, lower: bool = True) -> str:
-    """NFKC, curly quotes to straight, lowercase: the form every comparison uses."""
-    text = nfkc(text).replace("\u2019", "'").replace("\u2018", "'")
+    """NFKC, curly quotes to straight, Chinese numerals as digits, lowercase: the form
+    every comparison uses."""
+    text = arabic(nfkc(text).replace("\u2019", "'").replace("\u2018", "'"))
     return text.lower() if lower else text
+
+
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
+_ZH_DIGITS |= {"八": 8, "九": 9}
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_LARGE = {"万": 10_000, "亿": 100_000_000}
+#: A run of Chinese numeral characters, or digits scaled by 万 / 亿 ("2万", "1.5亿").
+_ZH_NUMERAL = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s?([万亿])(?!一)|[零一二两三四五六七八九十百千万亿]{2,}"
+)
+
+
+def _numeral(run: str) -> int | None:
+    """The value of a Chinese numeral ("两万" 20000, "三百五" 350, "一万二" 12000), or
+    None for a run that is not one: a digit and a unit are both needed, and a run
+    opening with a unit is a word ("千万" is "by all means", "万一" "in case")."""
+    if run[0] in "千万亿" or not any(c in _ZH_DIGITS for c in run):
+        return None
+    if not any(c in _ZH_UNITS or c in _ZH_LARGE for c in run):
+        return None
+    total = section = digit = 0
+    unit = 1  # the last unit read: a digit after it counts in the next unit down
+    for char in run:
+        if char in _ZH_DIGITS:
+            digit = _ZH_DIGITS[char]
+        elif char in _ZH_UNITS:
+            unit = _ZH_UNITS[char]
+            section += (digit or 1) * unit
+            digit = 0
+        else:
+            unit = _ZH_LARGE[char]
+            total = (
+                (total + section + digit) * unit
+                if total < unit
+                else total + (section + digit) * unit
+            )
+            section = digit = 0
+    if digit and run[-2] not in _ZH_DIGITS and unit >= 100:
+        digit *= unit // 10  # 三百五, 一万二: the digit counts in the next unit down
+    return total + section + digit
+
+
+def _digits_for(match: re.Match[str]) -> str:
+    if match.group(1) is not None:
+        scaled = float(match.group(1)) * _ZH_LARGE[match.group(2)]
+        return str(int(scaled)) if scaled.is_integer() else match.group()
+    value = _numeral(match.group())
+    return match.group() if value is None else str(value)
+
+
+def arabic(text: str) -> str:
+    """``text`` with Chinese numerals written in digits ("两万行" -> "20000行", "2万" ->
+    "20000"), so a value reads the same in either script. Words made of numeral
+    characters ("千万", "万一", "统一", "十分") are left alone."""
+    if text.isascii() or not _ZH_NUMERAL.search(text):
+        return text
+    return _ZH_NUMERAL.sub(_digits_for, text)
 
 
 def nfkc(text: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.textnorm import arabic
 from .lexicon import narrow
 
 
@@ -30,8 +31,9 @@ class Draft:
     item: int | None = None
     supersedes: list[str] = field(default_factory=list)
     superseded_by: str | None = None
-    #: ``content`` as the rules read it (fullwidth letters and digits as ASCII).
+    #: ``content`` as the rules read it: fullwidth letters and digits as ASCII, Chinese
+    #: numerals in digits ("两万" as "20000"); offsets do not hold.
     text: str = ""
 
     def __post_init__(self) -> None:
-        self.text = narrow(self.content)
+        self.text = arabic(narrow(self.content))

@@ -794,6 +794,10 @@ _RENUMBER = re.compile(
     rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})|"
     # "4 workers.": the number, then what it counts.
     rf"(?P<value5>{_NUM}) (?P<counted>[a-z][\w-]*)|"
+    # "太少了，两万行。" (read as "20000行"), "4 个就够了": the same, in Chinese.
+    rf"(?:(?P<faulted3>{_NUM})\s*[\u4e00-\u9fff]{{0,2}}?\s*)?"
+    r"(?:(?:太[少多大小长短慢快高低]了?|不够)[，,]?\s*)?(?:改成|改为|就|用)?\s*"
+    rf"(?P<value6>{_NUM})\s*(?P<counted6>[\u4e00-\u9fff]{{1,2}}?)(?:吧|就够了|就行)?|"
     # "3000 被别的项目占了，用 3001。": the number faulted first, then the one to use.
     rf"(?P<faulted2>{_NUM})\s*[^，,。；;\d]{{1,16}}[，,]\s*(?:那就|就|还是)?"
     rf"(?:用|改成|换成|改用|设成|设为)\s*(?P<value4>{_NUM})\s*吧?"
@@ -849,6 +853,10 @@ def _names_number(new: str, old: str) -> bool:
     return bool(set(said[1:]) - {said[0]} & set(_ANY_NUMBER.findall(old))) if said else False
 
 
+#: The groups of ``_RENUMBER`` that hold the new number.
+_RENUMBERED = ("value", "value2", "value3", "value4", "value5", "value6")
+
+
 def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The owner's statement a terse renumbering replaces: the latest in a correction's
     reach that holds the number it names ("8 is too many, 4"; "404, not 403") or, for
@@ -858,11 +866,9 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _RENUMBER.match(new.text.casefold().strip())
     if match is None:
         return []
-    value = (
-        match["value"] or match["value2"] or match["value3"] or match["value4"] or match["value5"]
-    )
-    old_number = match["faulted"] or match["named"] or match["faulted2"]
-    key, counted = match["key"], match["counted"]
+    value = next(match[g] for g in _RENUMBERED if match[g] is not None)
+    old_number = match["faulted"] or match["named"] or match["faulted2"] or match["faulted3"]
+    key, counted = match["key"], match["counted"] or match["counted6"]
     for old in _just_said(new, recent):
         said = old.text.casefold()
         numbers = _ANY_NUMBER.findall(said)
@@ -877,7 +883,7 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         ):
             return [old]
         if counted is not None and re.search(
-            rf"{_NUM}\s+(?:[a-z][\w-]*\s+)?{re.escape(counted)}\b", said
+            rf"{_NUM}\s*(?:[a-z][\w-]*\s+)?{re.escape(counted)}(?![a-z])", said
         ):
             return [old]  # "Use 8 gunicorn workers." for "4 workers."
     return []
