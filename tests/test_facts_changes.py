@@ -449,3 +449,34 @@ def test_chinese_numerals_are_read_as_digits(text: str, digits: str) -> None:
     from contextward.core.textnorm import arabic
 
     assert arabic(text) == digits
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        (
+            "Actually, use RQ instead of Celery — Celery is overkill here.",
+            "Import jobs run on RQ (Celery was dropped as overkill).",
+        ),
+        ("Go with pyvips.", "The service uses pyvips instead of Pillow."),
+        ("No, stick with MySQL.", "The database is MySQL 8; moving to Postgres was declined."),
+        ("no wait, eu-west-1.", "Deployment region is eu-west-1, set in the terraform vars."),
+    ],
+)
+def test_what_the_item_sets_aside_is_no_change_when_the_summary_leaves_it_out(
+    item: str, summary: str
+) -> None:
+    assert not judge(item, summary, "decision")[1].startswith("changed")
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "reason"),
+    [
+        # a rule beside a choice is no aside: leaving it out loses it
+        ("Never use Heroku; deploy with Fly.", "Deploys go out with Fly.", "changed: negation"),
+        # "instead of" a thing the item does not name is no negation of the item's words
+        ("Never log tokens.", "We log tokens instead of hashes.", "changed: negation flipped"),
+    ],
+)
+def test_a_rule_left_out_or_flipped_is_still_found(item: str, summary: str, reason: str) -> None:
+    assert judge(item, summary)[1].startswith(reason)

@@ -512,7 +512,14 @@ def _held(profile: Profile) -> tuple[frozenset[str], frozenset[str]]:
     name to revoke it), and the words of what it turns down."""
     own = _anchor_keys(profile.clauses)
     down = frozenset(m["name"] or m["zh"] for m in _TURNS_DOWN.finditer(profile.folded))
-    return (own - down or own), down
+    # The item's own words about what it turns down are the thing's, not the item's:
+    # "Celery is overkill here" lends "overkill" to "(Celery was dropped as overkill)".
+    about = (
+        clause.keys
+        for clause in profile.clauses
+        if clause.keys & down and not _TURNS_DOWN.search(" ".join(clause.surface))
+    )
+    return (own - down or own), down.union(*about)
 
 
 def _about_another(
@@ -604,7 +611,12 @@ def _compare(
     region_cues: Counter[str] = Counter()
     for clause in relevant:
         region_cues.update(dict(clause.cues))
+        region_cues["neg"] -= _set_aside(clause, keyset)
         region_cues["turned_down"] += _turned_down(clause)
+    item_cues["neg"] -= sum(
+        aside.cue("neg")
+        for aside in _asides(profile, frozenset().union(*(c.keys for c in relevant)))
+    )
 
     held = _held(profile)
     if _revokes(index, window, keyset, _prohibits(profile), held) > item_cues[
@@ -638,6 +650,39 @@ def _compare(
     return (
         "preserved",
         f"preserved: same meaning ({matched} of {total} key terms, {anchors} anchors intact)",
+    )
+
+
+#: A clause that only sets a thing aside: "instead of X", "rather than X", "…, not X",
+#: "不是 X", or a "No," / "不对" with nothing else in it.
+_ASIDE = re.compile(
+    r"^(?:(?:\w+ )*(?:instead of|rather than) |not |而 ?不 ?是|不 ?是)|^(?:no|nope|no wait|不 ?对)$"
+)
+
+
+def _asides(profile: Profile, said: frozenset[str]) -> list[Clause]:
+    """The item's clauses that only set aside what it replaces, when the region says
+    nothing of them: "Instead of Read the Docs, put them on GitHub Pages"; "No, stick with
+    MySQL."; "Actually per IP, not per API key.". A summary of what holds need not repeat
+    them, and their negation is no rule ("Never use Heroku; deploy with Fly" keeps it)."""
+    if len(profile.clauses) < 2:
+        return []
+    return [
+        clause
+        for clause in profile.clauses
+        if clause.cue("neg") and not clause.keys & said and _ASIDE.search(" ".join(clause.surface))
+    ]
+
+
+def _set_aside(clause: Clause, keyset: set[str]) -> int:
+    """The "instead of X" / "rather than X" of ``clause`` whose X the item does not name:
+    "uses pyvips instead of Pillow" sets Pillow aside, and says "Go with pyvips." as it is."""
+    words = clause.surface
+    return sum(
+        1
+        for n in range(len(words) - 2)
+        if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
+        and not set(token_keys(words[n + 2])) & keyset
     )
 
 
@@ -700,7 +745,8 @@ def _anchor_changes(
             stale.append(ident.kind)
     region_keys = {key for clause in parts for key in clause.keys}
     item_keys = {key for key, _ in profile.weights}
-    for name in sorted(profile.names):
+    aside = set().union(*(c.names for c in _asides(profile, frozenset(region_keys))))
+    for name in sorted(profile.names - aside):
         if name not in region_keys:
             if any(other not in item_keys for clause in parts for other in clause.names):
                 swapped.append(("name", "identifier"))
@@ -829,10 +875,13 @@ def _clause_flip(
     """
     weights = dict(profile.weights)
     total = sum(weights.values())
+    down = _held(profile)[1]
     for part in profile.clauses:
         keys = part.keys & weights.keys()
         if len(keys) < 2 or sum(weights[key] for key in keys) < 0.3 * total:
             continue
+        if keys <= down:
+            continue  # "Celery is overkill here" in "use RQ instead of Celery": dropping it agrees
         others = frozenset().union(*(p.keys for p in profile.clauses if p is not part)) - keys
         holders = [number for number in window if keys <= index.keysets[number]]
         for clause in (clause for number in holders for clause in index.clauses(number)):
