@@ -453,6 +453,39 @@ def test_a_goal_is_never_read_as_replaced(store: Store) -> None:
     assert [i.kind for i in plan.items] == ["goal"] and plan.replaced == ()
 
 
+@pytest.mark.parametrize(
+    ("said", "summary"),
+    [
+        (
+            ["给导出接口加分页，每页 50 条。", "每页改成 200 条吧，前端要一次拉多一点。"],
+            "任务：导出接口分页，每页 200 条（原来 50 条，前端要一次拉多一点）。",
+        ),
+        (
+            [
+                "Add retries to the webhook sender: 3 attempts with exponential backoff.",
+                "make it 7 attempts",
+            ],
+            "Task: webhook sender retries, now 7 attempts (raised from 3), exponential backoff.",
+        ),
+    ],
+)
+def test_a_goal_whose_detail_changed_is_restated_with_the_change_beside_it(
+    store: Store, said: list[str], summary: str
+) -> None:
+    messages = [Message(f"u{n}", "user", text) for n, text in enumerate(said)]
+    capture(store, messages, session_id="s")
+    check_summary(store, summary, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    (goal,) = plan.items
+    assert goal.content == said[0] and plan.replaced == ()
+    assert plan.since[goal.id].content == said[1]
+    assert render_restore(plan).splitlines()[1].endswith(f'(since changed by: "{said[1]}")')
+    # A summary that kept the old detail is an error about the change, not about the goal.
+    capture(store, messages, session_id="t")
+    check_summary(store, summary.replace("200", "50").replace("7", "3"), session_id="t")
+    assert plan_restore(store, session_id="t").since == {}
+
+
 def test_a_later_statement_about_another_thing_never_hides_an_item(store: Store) -> None:
     timeouts = [
         Message("u1", "user", "Build the shop backend."),
@@ -551,3 +584,19 @@ def test_a_later_setting_of_another_thing_never_explains_a_summary_error(store: 
     )
     plan = plan_restore(store, session_id="s")
     assert "接口超时设成 5 秒。" in [i.content for i in plan.items] and plan.replaced == ()
+
+
+def test_restore_json_gives_a_goal_the_statement_that_changed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    said = ["给导出接口加分页，每页 50 条。", "每页改成 200 条吧，前端要一次拉多一点。"]
+    transcript = tmp_path / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": text} for text in said]))
+    summary = tmp_path / "s.md"
+    summary.write_text(
+        "任务：导出接口分页，每页 200 条（原来 50 条，前端要一次拉多一点）。", encoding="utf-8"
+    )
+    args = ["compact-test", str(transcript), "--summary", str(summary), "--json"]
+    (goal,) = json.loads(CliRunner().invoke(main, args).stdout)["restore"]
+    assert (goal["content"], goal["since"]["content"]) == tuple(said)

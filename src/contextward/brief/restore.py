@@ -55,7 +55,9 @@ class RestorePlan:
     """What to restore and why: ``checked`` is False when no check of the snapshot ran.
 
     ``replaced`` pairs a changed item that is not restated with the later item of the
-    session whose word the summary kept instead (see ``replaced_later``).
+    session whose word the summary kept instead (see ``replaced_later``). A goal is
+    restated all the same, with that later item beside it (``since``): the task stands,
+    one of its details changed ("每页 50 条" in the opening, "每页改成 200 条吧" later).
     """
 
     items: tuple[ContextItem, ...]
@@ -67,6 +69,8 @@ class RestorePlan:
     agent: frozenset[str] = frozenset()
     #: What a terse item replaced ("Bump it to 20." in place of "Set the pool to 10.").
     in_place_of: Mapping[str, str] = field(default_factory=dict)
+    #: A restated goal's later item that changed one of its details, by goal id.
+    since: Mapping[str, ContextItem] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -130,11 +134,13 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     }
     by_id = {item.id: item for item in snapshot.items}
     later = check.data.get(REPLACED_LATER)
-    replaced = {
+    explained = {
         old: by_id[new]
         for old, new in (later.items() if isinstance(later, dict) else ())
         if old in failures and new in by_id
     }
+    since = {old: new for old, new in explained.items() if by_id[old].kind == "goal"}
+    replaced = {old: new for old, new in explained.items() if old not in since}
     items = tuple(item for item in snapshot.items if item.id in failures - set(replaced))
     return RestorePlan(
         items,
@@ -144,6 +150,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         tuple((by_id[old], new) for old, new in replaced.items()),
         agent,
         before,
+        since,
     )
 
 
@@ -178,17 +185,15 @@ def replaced_later(
     - the summary itself says the old item no longer holds (negated, revoked, a stale
       value), and the later item holds a word the summary put in its place.
 
-    A goal is never replaced this way, nor by a statement about another thing (``apart``:
-    "数据库连接超时设成 3 秒" does not replace "接口超时设成 5 秒", whatever a summary says).
+    A goal is listed too, but only to be restated with the later item beside it (the task
+    stands; see ``RestorePlan.since``). Nothing is replaced by a statement about another
+    thing (``apart``: "数据库连接超时设成 3 秒" does not replace "接口超时设成 5 秒",
+    whatever a summary says).
     """
     rank = {item_id: n for n, item_id in enumerate(order)}
     items = [item for item in snapshot.items if item.id in rank]
     status = {item_id: found[0] for item_id, found in findings.items()}
-    failed = [
-        i
-        for i in items
-        if i.critical and i.kind != "goal" and status.get(i.id) in ("changed", "lost")
-    ]
+    failed = [i for i in items if i.critical and status.get(i.id) in ("changed", "lost")]
     if not failed:
         return {}
     verifier = FactsVerifier()
@@ -210,7 +215,9 @@ def replaced_later(
             ):
                 continue
             kept = status.get(new.id) == "preserved"
-            same_thing = len(keys[old.id][1] & keys[new.id][1]) >= 2
+            # A goal stays restated (the later item only goes beside it): one shared term
+            # is enough there ("每页" in "给导出接口加分页，每页 50 条" and "每页改成 200 条吧").
+            same_thing = len(keys[old.id][1] & keys[new.id][1]) >= (1 if old.kind == "goal" else 2)
             if (same_thing and where.put & keys[new.id][0] and ((kept and where.gone) or said)) or (
                 kept and verifier.verify([old], new.content)[0]["status"] == "changed"
             ):
@@ -242,6 +249,9 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
         line = f"- [{item.kind}]{note} {' '.join(mask(item.content).split())}"
         if item.id in plan.in_place_of:
             line += f' (in place of: "{" ".join(plan.in_place_of[item.id].split())[:200]}")'
+        if item.id in plan.since:
+            later = " ".join(mask(plan.since[item.id].content).split())[:200]
+            line += f' (since changed by: "{later}")'
         if used + len(line) + 1 > max_chars - 120:
             break
         lines.append(line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import click
 
@@ -48,9 +49,7 @@ def compact_test(
             "inspection": {"messages": taken.result.messages, "counts": taken.result.counts()},
             "snapshot": taken.snapshot.to_dict(),
             "report": outcome.report.to_dict(),
-            "restore": [
-                {**item.to_dict(), "status": plan.statuses.get(item.id, "")} for item in plan.items
-            ],
+            "restore": restored_items(plan),
             "replaced_later": [
                 {"item": old.to_dict(), "later": new.to_dict()} for old, new in plan.replaced
             ],
@@ -59,6 +58,19 @@ def compact_test(
     else:
         say(render_loop(taken, outcome, restore))
     raise SystemExit(0 if outcome.report.ok else 1)
+
+
+def restored_items(plan: RestorePlan) -> list[dict[str, Any]]:
+    """The restored items as JSON: each with its ``status`` and, for a goal a later
+    statement changed a detail of, that statement (``since``)."""
+    return [
+        {
+            **item.to_dict(),
+            "status": plan.statuses.get(item.id, ""),
+            **({"since": plan.since[item.id].to_dict()} if item.id in plan.since else {}),
+        }
+        for item in plan.items
+    ]
 
 
 def render_loop(taken: Capture, outcome: CheckOutcome, restore: str) -> str:
@@ -124,10 +136,7 @@ def restore(as_json: bool) -> None:
                     "schema_version": 1,
                     "snapshot_seq": plan.snapshot_seq,
                     "checked": plan.checked,
-                    "items": [
-                        {**item.to_dict(), "status": plan.statuses.get(item.id, "")}
-                        for item in plan.items
-                    ],
+                    "items": restored_items(plan),
                     "replaced_later": [
                         {"item": old.to_dict(), "later": new.to_dict()}
                         for old, new in plan.replaced

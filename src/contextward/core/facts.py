@@ -613,6 +613,8 @@ def _compare(
         region_cues.update(dict(clause.cues))
         region_cues["neg"] -= _set_aside(clause, keyset)
         region_cues["turned_down"] += _turned_down(clause)
+    # "(switched from Heroku)" anywhere in the region sets aside what the item turns down.
+    region_cues["turned_down"] += sum(_moved_from(clause, _held(profile)[1]) for clause in parts)
     item_cues["neg"] -= sum(
         aside.cue("neg")
         for aside in _asides(profile, frozenset().union(*(c.keys for c in relevant)))
@@ -672,6 +674,20 @@ def _asides(profile: Profile, said: frozenset[str]) -> list[Clause]:
         for clause in profile.clauses
         if clause.cue("neg") and not clause.keys & said and _ASIDE.search(" ".join(clause.surface))
     ]
+
+
+_MOVES = frozenset(("switched", "moved", "migrated", "changed", "switching", "moving"))
+
+
+def _moved_from(clause: Clause, down: frozenset[str]) -> int:
+    """ "switched from Heroku" in a summary, for an item that turns Heroku down ("use
+    Fly.io instead of Heroku"): the summary sets it aside too."""
+    words = clause.surface
+    return sum(
+        1
+        for n in range(len(words) - 2)
+        if words[n] in _MOVES and words[n + 1] == "from" and set(token_keys(words[n + 2])) & down
+    )
 
 
 def _set_aside(clause: Clause, keyset: set[str]) -> int:

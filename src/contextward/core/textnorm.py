@@ -134,7 +134,7 @@ _STOP_WORDS = words(
     all any each every some such both either few more most other own same very too
     just also only even still yet already again now once up down out off
     not no nor never none because since therefore thus hence
-    let lets get gets got via per etc eg ie
+    let lets get gets got via per etc eg ie actually instead rather
     one two three 's s t"""
 )
 
