@@ -480,3 +480,20 @@ def test_what_the_item_sets_aside_is_no_change_when_the_summary_leaves_it_out(
 )
 def test_a_rule_left_out_or_flipped_is_still_found(item: str, summary: str, reason: str) -> None:
     assert judge(item, summary)[1].startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "reason"),
+    [
+        ("Don't use pandas in this project.", "Rules: no pandas.", "preserved"),
+        (
+            "Do not add any new dependencies to the project.",
+            "Rules: no new dependencies.",
+            "preserved",
+        ),
+        # the rule's words with its negation gone still flip it
+        ("Don't use pandas in this project.", "Reports are built with pandas.", "changed"),
+    ],
+)
+def test_a_rule_s_generic_verb_and_place_weigh_little(item: str, summary: str, reason: str) -> None:
+    assert judge(item, summary)[1].startswith(reason)

@@ -30,6 +30,7 @@ from .textnorm import (
     keys_of,
     normalize,
     segments,
+    stem,
     token_keys,
 )
 
@@ -43,6 +44,24 @@ _POINTER = re.compile(r"\b(?:this|that|it|these|those)\b|此|该|这")
 
 #: Anchors weigh more than plain terms when measuring how much of an item a region holds.
 ANCHOR_WEIGHT = 2.0
+#: Words a summary leaves out of a rule without changing it, weighing this little: the
+#: verb of "Don't use pandas in this project" ("No pandas."), of "Do not add any new
+#: dependencies" ("No new dependencies"), and where it applies ("in this project").
+GENERIC_WEIGHT = 0.2
+_GENERIC = frozenset(
+    stem(word)
+    for word in [
+        "use",
+        "add",
+        "introduce",
+        "install",
+        "create",
+        "project",
+        "repo",
+        "repository",
+        "codebase",
+    ]
+)
 #: Below this share of an item's weighted keys a region is not the item at all.
 MATCH_THRESHOLD = 0.5
 #: At least this share is needed to call an unchanged item preserved.
@@ -129,9 +148,7 @@ class Profile:
             for cue, count in part.cues:
                 cues[cue] = cues.get(cue, 0) + count
         return cls(
-            weights=tuple(
-                (key, ANCHOR_WEIGHT if key in anchor_keys else 1.0) for key in sorted(keys)
-            ),
+            weights=tuple((key, _weight(key, anchor_keys)) for key in sorted(keys)),
             values=values,
             idents=idents,
             names=names,
@@ -229,7 +246,7 @@ class ContextIndex:
         floor = ranked[0][1] - 1
         pool = [number for number, hits in ranked if hits >= floor]
         wanted = frozenset(weights)  # intersections walk the smaller set: the item's
-        anchors = frozenset(key for key, weight in weights.items() if weight != 1.0)
+        anchors = frozenset(key for key, weight in weights.items() if weight == ANCHOR_WEIGHT)
         extra = ANCHOR_WEIGHT - 1.0
         measured = []
         for number in pool:
@@ -257,7 +274,10 @@ class ContextIndex:
             # shorter, then the earlier one.
             rank = (verbatim, coverage, -len(window), -window[0])
             if best is None or rank > best[0]:
-                best = (rank, Region(window, coverage, len(matched), len(weights), verbatim))
+                # Counted as a person reads them: words of little weight left out.
+                told = [key for key in weights if weights[key] != GENERIC_WEIGHT] or list(weights)
+                shown = sum(1 for key in told if key in matched)
+                best = (rank, Region(window, coverage, shown, len(told), verbatim))
         return best[1] if best is not None else None
 
     def _holds(self, window: list[int], squashed: str) -> bool:
@@ -447,6 +467,10 @@ def key_sets(content: str) -> tuple[frozenset[str], frozenset[str]]:
     parts = analyse(content)
     keys = frozenset().union(*(part.keys for part in parts))
     return keys, keys - _anchor_keys(parts)
+
+
+def _weight(key: str, anchors: frozenset[str]) -> float:
+    return ANCHOR_WEIGHT if key in anchors else GENERIC_WEIGHT if key in _GENERIC else 1.0
 
 
 def _anchor_keys(parts: Iterable[Clause]) -> frozenset[str]:
