@@ -1594,3 +1594,13 @@ def test_go_ahead_with_another_thing_lifts_nothing() -> None:
         rule, "go ahead with the email confirmations.", opening="Ship the partner integration."
     )
     assert not retired(result, rule)
+
+
+def test_a_task_asked_for_stands_when_a_detail_of_it_changes() -> None:
+    result = run(
+        Message("u1", "user", "Deploy the marketing site to Heroku."),
+        Message("a1", "assistant", "Setting up Heroku."),
+        Message("u2", "user", "Actually use Fly.io instead of Heroku, cheaper."),
+    )
+    assert not retired(result, "Deploy the marketing site to Heroku.")
+    assert only(result, "Deploy the marketing site to Heroku.").action == "keep"

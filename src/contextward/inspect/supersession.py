@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from .classifier import replaced_subject
 from .draft import Draft
-from .lexicon import ADDITIVE, DECLARATIVE, SUPERSEDE
+from .lexicon import ADDITIVE, DECLARATIVE, IMPERATIVE, SUPERSEDE
 from .segment import list_number
 
 _GROUPS: dict[str, str] = {
@@ -626,6 +626,13 @@ _CANCEL_CUES = (
 )  # fmt: skip
 #: What may be called off: choices, plans, work, requirements, the owner's statements.
 _CANCELLABLE = _POINTED | _STATED | {"requirement"}
+def _calls_off(new: Draft) -> bool:
+    """Whether ``new`` calls something off or takes it back ("算了，还是用环境变量吧",
+    "scrap that", "forget about the rewrite"), rather than changing a detail of it."""
+    low = new.text.casefold()
+    return bool(_UNDO.search(low) or _CANCEL.search(low))
+
+
 # "go back to", "revert to the old …", "回退到原来的": undoing the change just made.
 _REVERTS = re.compile(
     r"\b(?:go|going|switch|roll) back to\b|\brevert (?:to|back)\b|回退到|退回到|回到原来"
@@ -1098,6 +1105,11 @@ def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
 
 
 def _retire(old: Draft, new: Draft) -> None:
+    if old.kind == "goal" and IMPERATIVE.search(old.text.casefold()) and not _calls_off(new):
+        # A task asked for stands when one of its details changes ("Actually use Fly.io
+        # instead of Heroku" for "Deploy the marketing site to Heroku."): retiring it would
+        # lose the task. The restore says the detail changed (``brief.restore``, ``since``).
+        return
     old.superseded_by = new.id
     new.supersedes.append(old.id)
 
