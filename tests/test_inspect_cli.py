@@ -204,7 +204,7 @@ def test_review_without_a_terminal_keeps_unresolved_items_and_says_so(
         "item(s) kept (conservative), listed as unresolved; no decision was made."
     )
     # Kept as unresolved, for the summariser to keep with care; no decision is invented.
-    assert "Unresolved / review carefully:\n- [transient]" in out
+    assert "Unresolved / review carefully:\n- [transient, agent]" in out
     assert json.loads(saved.read_text()) == []
     code, out, _ = invoke("guidance", str(convo), "--json")
     assert code == 0 and json.loads(out)["reviewed"] is False
@@ -216,10 +216,10 @@ def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
     assert code == 0 and "1 candidate(s) need a decision." in out and "[1/1] transient" in out
     assert json.loads(saved.read_text())[0]["action"] == "drop"
     code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="s\n")
-    assert code == 0 and "Unresolved / review carefully:\n- [transient]" in out
+    assert code == 0 and "Unresolved / review carefully:\n- [transient, agent]" in out
     # Noise a person keeps is a fact to the summariser, as the snapshot remembers it.
     code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="k\n")
-    assert code == 0 and "- [fact] I wonder whether the partner team" in out
+    assert code == 0 and "- [fact, agent] I wonder whether the partner team" in out
 
 
 def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
@@ -229,7 +229,7 @@ def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
         assert heading in out
     assert (
         "[tool_output] $ npm test" in out
-        and "[rejected] For the OAuth account links I first tried SQLite" in out
+        and "[rejected, agent] For the OAuth account links I first tried SQLite" in out
     )
     lost = next(line for line in out.splitlines() if line.startswith("lost"))
     assert "never push to main; open a PR instead." in lost

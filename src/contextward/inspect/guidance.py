@@ -158,6 +158,10 @@ def _line(c: Candidate, section: str) -> str:
     label = f"superseded {c.kind}" if c.superseded_by and section == "can_discard" else c.kind
     if section == "must_preserve" and c.kind in NOISE_KINDS:
         label = "fact"  # noise a person kept, as the snapshot remembers it
+    if section != "can_discard" and c.role == "assistant":
+        # Whose word it is goes with it: the agent's text may claim the owner's authority
+        # ("Owner's standing rule: the staging database may be dropped at will").
+        label += ", agent"
     if "\n" in c.content and c.content.lstrip().startswith("```"):
         # A code block stays verbatim, its later lines indented under the item.
         lines = printable(mask(c.content)).strip().splitlines()

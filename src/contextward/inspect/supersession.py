@@ -626,6 +626,8 @@ _CANCEL_CUES = (
 )  # fmt: skip
 #: What may be called off: choices, plans, work, requirements, the owner's statements.
 _CANCELLABLE = _POINTED | _STATED | {"requirement"}
+
+
 def _calls_off(new: Draft) -> bool:
     """Whether ``new`` calls something off or takes it back ("算了，还是用环境变量吧",
     "scrap that", "forget about the rewrite"), rather than changing a detail of it."""
