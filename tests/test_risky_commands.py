@@ -69,6 +69,9 @@ POSITIVES: list[tuple[str, str]] = [
     ("git push --force --no-force-with-lease", "git-push-force"),
     ("git push -o ci.skip -f", "git-push-force"),
     ("git push --force=yes origin", "git-push-force"),
+    # git's --force turns a lease off: the push overwrites whatever the remote has
+    ("git push --force-with-lease --force origin main", "git-push-force"),
+    ("git push -f --force-with-lease", "git-push-force"),
     # git reset --hard
     ("git reset --hard", "git-reset-hard"),
     ("git reset --hard HEAD~3", "git-reset-hard"),
@@ -130,6 +133,7 @@ NEGATIVES: list[str] = [
     "git push --force-with-lease origin main",
     "git push --force-with-lease=main:abc123 origin main",
     "git push --force-if-includes --force-with-lease",
+    "git push --force-with-lease origin +main",
     "git push origin main",
     "git push -u origin feature",
     "git push origin :old-branch",

@@ -30,7 +30,7 @@ RISK_CODES: dict[str, str] = {
     "chmod-777-home": "recursive chmod 777 of the home directory",
     "chmod-777-root": "recursive chmod 777 of the filesystem root",
     "dd-device": "dd writing onto a device",
-    "git-push-force": "git push --force without --force-with-lease",
+    "git-push-force": "git push --force (a lease is off with --force) or +ref without a lease",
     "git-reset-hard": "git reset --hard discards uncommitted work",
     "mkfs-device": "mkfs formatting a device",
     "pipe-to-shell": "downloaded script executed by a shell",
@@ -574,14 +574,16 @@ def _check_git(args: list[str]) -> str:
 
 
 def _check_push(args: list[str]) -> str:
-    force = lease = False
+    """A forced push: ``--force`` / ``-f`` whatever else is given (git's ``--force`` turns
+    a lease off), or a ``+refspec`` without a lease."""
+    force = plus = lease = False
     options_done = False
     skip = False
     for arg in args:
         if skip:
             skip = False
         elif options_done or not arg.startswith("-"):
-            force = force or arg.startswith("+")
+            plus = plus or arg.startswith("+")
         elif arg == "--":
             options_done = True
         elif arg.startswith("--"):
@@ -600,7 +602,7 @@ def _check_push(args: list[str]) -> str:
                 if letter == "o":
                     skip = pos == len(arg) - 2  # -o takes the next word when nothing follows
                     break
-    return "git-push-force" if force and not lease else ""
+    return "git-push-force" if force or (plus and not lease) else ""
 
 
 _CHECKS = {
