@@ -137,3 +137,17 @@ def test_verify_as_a_real_process_closes_stdin(project: Path) -> None:
 def test_undecodable_bytes_in_a_command(project: Path) -> None:
     code, out, _ = run("verify", "--", "echo", "\udcff")
     assert code == 0 and "cmd: echo \ufffd" in out
+
+
+def test_a_failing_test_before_a_semicolon_is_no_proof(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q"], check=True)
+    script = tmp_path / "t.sh"
+    script.write_text('#!/bin/sh\necho "1 failed, 3 passed"; exit 1\n')
+    script.chmod(0o755)
+    result = CliRunner().invoke(main, ["verify", "--", "./t.sh; git status --short"])
+    assert result.exit_code == 1
+    assert "UNTRUSTED" in result.stdout
+    assert "fix: join the commands with `&&` (or `set -e` first) and re-run" in result.stdout

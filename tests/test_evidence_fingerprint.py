@@ -18,6 +18,7 @@ from contextward.guard.fingerprint import (
 
 PIPE = "pipeline without pipefail: the exit status is only the last stage's"
 MASK = "failure mask (`|| true`, `; true`, `|| :` or similar) forces exit 0"
+LIST = "list with `;`: the exit status is only the last command's, an earlier failure is lost"
 
 
 def test_tokens_keep_quotes_and_split_operators() -> None:
@@ -98,6 +99,16 @@ def test_different_commands_have_different_streaks() -> None:
         ("! npm test", ("negated: `!` inverts the exit status",)),
         ("npm test &", ("backgrounded: a trailing `&` exits 0 before the command finishes",)),
         ("pytest | tee log || true", (PIPE, MASK)),
+        # a list exits with its last command's status: a failing test before `;` is lost
+        ("./run_tests.sh; git status --short", (LIST,)),
+        ("false; ls", (LIST,)),
+        ("cd build; make test", (LIST,)),
+        ("pytest -q\ngit status", (LIST,)),
+        ("set -e; ./run_tests.sh; git status", ()),
+        ("export CI=1; pytest", ()),
+        ("FOO=1; pytest", ()),
+        ("echo start; pytest", ()),
+        ("for f in a b; do echo $f; done", ()),
     ],
 )
 def test_untrusted_reasons(command: str, reasons: tuple[str, ...]) -> None:

@@ -71,7 +71,36 @@ SAMPLES: list[tuple[str, str, str]] = [
         "postgres://app:s3cret@db:5432/x",
         "postgres://[secret:url-password]@db:5432/x",
     ),
+    (
+        "url-password",
+        "redis://:R3disPassw0rd@cache:6379",
+        "redis://[secret:url-password]@cache:6379",
+    ),
+    (
+        "api-key-header",
+        'curl -H "X-Api-Key: abcdef123456789" https://x',
+        'curl -H "X-Api-Key: [secret:api-key-header]" https://x',
+    ),
+    (
+        "basic-auth",
+        "curl -u deploy:Depl0yPassw0rd https://ci",
+        "curl -u deploy:[secret:basic-auth] https://ci",
+    ),
     ("flag", "mysql --password=hunter22 db", "mysql --password=[secret:flag] db"),
+    ("flag", "sshpass -p Sup3rSecretPw ssh prod", "sshpass -p [secret:flag] ssh prod"),
+    ("flag", "mysql -u root -pS3cretPw db", "mysql -u root -p[secret:flag] db"),
+    ("flag", "docker login -u me -p Dock3rPw reg.io", "docker login -u me -p [secret:flag] reg.io"),
+    (
+        "assignment",
+        "the admin password is hunter2hunter2",
+        "the admin password is [secret:assignment]",
+    ),
+    ("assignment", "数据库密码是 Abc12345xyz", "数据库密码是 [secret:assignment]"),
+    (
+        "assignment",
+        'curl -d "{\\"token\\": \\"abcd1234efgh5678zz\\"}"',
+        'curl -d "{\\"token\\": \\"[secret:assignment]\\"}"',
+    ),
     ("assignment", "DB_PASSWORD=hunter22", "DB_PASSWORD=[secret:assignment]"),
     ("assignment", 'export API_TOKEN="abc123def"', 'export API_TOKEN="[secret:assignment]"'),
     ("assignment", '{"client_secret": "abc123def"}', '{"client_secret": "[secret:assignment]"}'),
@@ -105,6 +134,11 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "sha 0123456789abcdef0123456789abcdef01234567",
         "Authorization: Bearer short",
         "ask-me-anything is a forum",
+        "docker run -u 1000:1000 -p 8080:80 nginx",
+        "mkdir -p build/out && ssh -p 2222 host",
+        "git push -u origin main",
+        "mysql -u root -p db",
+        "the password is stored in the vault",
     ],
 )
 def test_ordinary_text_is_untouched(text: str) -> None:

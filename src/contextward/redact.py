@@ -66,7 +66,28 @@ _SPECS: tuple[tuple[str, str], ...] = (
     ("azure-key", r"(?i)\b(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
     ("bearer", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
     ("basic-auth", r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"),
-    ("url-password", r"(?<=://)(?P<secret>[^\s:/@]+:[^\s@/]+)(?=@)"),
+    # "postgres://app:pw@db", "redis://:pw@cache" (no user).
+    ("url-password", r"(?<=://)(?P<secret>[^\s:/@]*:[^\s@/]+)(?=@)"),
+    (
+        "api-key-header",
+        r"(?i)\b(?:x-[\w-]*(?:key|token|secret|auth)[\w-]*|api-key|private-token)"
+        r":\s*(?P<secret>(?!\[secret:)[^\s\"']{8,})",
+    ),
+    # "curl -u deploy:pw", "--user deploy:pw": the password after the user (never a
+    # numeric "1000:1000" of docker's -u).
+    (
+        "basic-auth",
+        r"(?<![\w-])(?:-u|--user)(?:=|\s+)[^\s:\"'@]+:(?P<secret>(?!\[secret:)(?!\d+\b)"
+        r"[^\s\"'@]{3,})",
+    ),
+    # "sshpass -p pw", "mysql -ppw", "docker login -p pw": -p names a password only after
+    # these programs (elsewhere it is a port, a parent directory, a publish).
+    (
+        "flag",
+        r"(?i)\b(?:sshpass\s+-p\s*|(?:mysql|mysqldump|mysqladmin|mariadb)\b[^|;&\n]*?\s-p|"
+        r"(?:docker|podman|helm)\s+(?:registry\s+)?login\b[^|;&\n]*?\s-p\s+)"
+        r"(?P<secret>(?!\[secret:)[^\s\"'-][^\s\"']{2,})",
+    ),
     (
         "flag",
         r"(?i)(?<![\w-])--?(?:password|passwd|pass|token|api-key|apikey|secret|client-secret)"
@@ -74,10 +95,16 @@ _SPECS: tuple[tuple[str, str], ...] = (
     ),
     (
         "assignment",
-        r"(?im)(?<![\[A-Za-z0-9_])[\"']?(?:[A-Z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|"
-        r"APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?)[A-Z0-9_]*)[\"']?\s*[=:]\s*[\"']?"
-        r"(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
-        r"[^\s\"'#()\[\]{},;<>]{6,})",
+        # Quotes may come escaped, as in a command: {\"token\": \"…\"}.
+        r"(?im)(?<![\[A-Za-z0-9_])\\*[\"']?(?:[A-Z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|"
+        r"API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?)[A-Z0-9_]*)\\*[\"']?\s*[=:]"
+        r"[ \t]*\\*[\"']?(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
+        r"[^\s\"'#()\[\]{},;<>\\]{6,})",
+    ),  # "the admin password is hunter2hunter2": a value with a digit or a symbol in it.
+    (
+        "assignment",
+        r"(?i)(?:\b(?:password|passwd|passphrase)|密码)\s*(?:is|was|=|:|：|为|是)\s*[\"'`]?"
+        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*[\d!@#$%^&*+=~?])[^\s\"'`,;，。]{6,})",
     ),
 )
 
@@ -86,7 +113,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 #: Every kind of secret this module recognises (the labels masks carry).
-KINDS: tuple[str, ...] = tuple(kind for kind, _ in _SPECS)
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(kind for kind, _ in _SPECS))
 
 
 def mask(text: str) -> str:

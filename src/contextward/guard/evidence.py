@@ -73,6 +73,8 @@ class VerifyResult:
             fix = (
                 pipefail_rewrite(run.command)
                 if any(r.startswith("pipeline") for r in run.reasons)
+                else "join the commands with `&&` (or `set -e` first) and re-run"
+                if any(r.startswith("list with") for r in run.reasons)
                 else "drop the failure mask and re-run the command as it is"
             )
             return (*(f"why: {r}" for r in run.reasons), f"fix: {fix}; do not cite {run.id}")

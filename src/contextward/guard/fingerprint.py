@@ -11,6 +11,7 @@ is read to the end of the line), or touch the store. Pure and stdlib only.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -254,19 +255,57 @@ def _sets_pipefail(words: list[str]) -> bool:
     return False
 
 
+def _sets_errexit(words: list[str]) -> bool:
+    if not words or words[0] != "set":
+        return False
+    return any(
+        (flag.startswith("-") and not flag.startswith("--") and "e" in flag[1:])
+        or (flag == "-o" and index + 1 < len(words) and words[index + 1] == "errexit")
+        for index, flag in enumerate(words[1:], start=1)
+    )
+
+
+#: Commands of a list whose status no one needs: setting the shell up, and the keywords
+#: of a compound command (``for …; do …; done``, ``if …; then …; fi``), read as a whole.
+_SETUP = frozenset(
+    {"set", "export", "unset", "ulimit", "umask", "shopt", "true", ":"}
+    | {"for", "while", "until", "if", "then", "do", "else", "elif", "case", "select", "{"}
+)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _discarded(words: list[str]) -> bool:
+    """Whether a failure of ``words``, run before ``;``, would be lost: any command but
+    setting the shell up or one that cannot fail ("export CI=1; pytest" and "echo start;
+    pytest" prove what pytest proves)."""
+    return bool(words) and words[0] not in _SETUP | _ALWAYS_TRUE and not _ASSIGNMENT.match(words[0])
+
+
 def untrusted_reasons(command: str) -> tuple[str, ...]:
     """Why an exit 0 of ``command`` would not prove success; empty when it would."""
     tokens = shell_tokens(command)
     reasons: list[str] = []
-    pipefail = False
+    pipefail = errexit = False
     pipeline = False
     masked = False
+    lost = False
     commands = _commands(tokens)
     for index, (before, words, after) in enumerate(commands):
         if _sets_pipefail(words):
             pipefail = True
+        if _sets_errexit(words):
+            errexit = True
         if after in {"|", "|&"} and not pipefail:
             pipeline = True
+        # "./run_tests.sh; git status": the list exits with the last command's status.
+        if (
+            after in _LIST_SEPARATORS
+            and index + 1 < len(commands)
+            and before not in {"|", "|&", "||"}
+            and not errexit
+            and _discarded(words)
+        ):
+            lost = True
         if index == 0 and words and words[0] == "!":
             reasons.append("negated: `!` inverts the exit status")
         last_of_list = before in _LIST_SEPARATORS and after in {"", ")"}
@@ -279,6 +318,10 @@ def untrusted_reasons(command: str) -> tuple[str, ...]:
         reasons.append("pipeline without pipefail: the exit status is only the last stage's")
     if masked:
         reasons.append("failure mask (`|| true`, `; true`, `|| :` or similar) forces exit 0")
+    elif lost:
+        reasons.append(
+            "list with `;`: the exit status is only the last command's, an earlier failure is lost"
+        )
     return tuple(reasons)
 
 
