@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -24,7 +25,8 @@ from typing import Any
 import pytest
 
 from contextward import spool
-from contextward.hosts import claude_code
+from contextward.errors import StoreError
+from contextward.hosts import claude_code, hooks
 from contextward.store import Store, store_dir
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -257,3 +259,59 @@ def test_the_bridge_writes_every_answer_before_end_of_input_returns() -> None:
         Bridge(registry, out, log=io.StringIO()).serve(io.BytesIO(frame))
         answers = out.getvalue().splitlines()
         assert len(answers) == 1 and json.loads(answers[0])["ok"] is True
+
+
+def _hold_lock(root: Path) -> sqlite3.Connection:
+    """Another process's long write: the database's write lock, held until closed."""
+    conn = sqlite3.connect(store_dir(root) / "contextward.db", isolation_level=None)
+    conn.execute("BEGIN EXCLUSIVE")
+    return conn
+
+
+def test_a_store_waits_no_longer_than_it_was_told(project: Path) -> None:
+    held = _hold_lock(project)
+    try:
+        with pytest.raises(StoreError) as raised, Store.open(project, wait_s=0.3) as store:
+            store.journal.add("note", "written while another process holds the lock")
+        assert raised.value.code == "store_busy"
+    finally:
+        held.close()
+
+
+def _hook(root: Path, tmp: Path, payload: dict[str, Any]) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    data = json.dumps({"session_id": "s", "cwd": str(root), **payload}).encode()
+    claude_code.run(stdin=io.BytesIO(data), stdout=out, stderr=err, env=_env(tmp))
+    return out.getvalue(), err.getvalue()
+
+
+def test_a_hook_on_a_locked_store_fails_open_but_still_asks_about_a_risky_command(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hooks, "HOOK_WAIT_S", 0.3)
+    held = _hold_lock(project)
+    try:
+        shell = {"hook_event_name": "PreToolUse", "tool_name": "Bash"}
+        out, _ = _hook(
+            project, tmp_path, {**shell, "tool_input": {"command": "git push --force origin main"}}
+        )
+        assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
+        out, _ = _hook(project, tmp_path, {**shell, "tool_input": {"command": "ls"}})
+        assert out == ""  # the brake reads; WAL readers are never blocked
+        out, err = _hook(project, tmp_path, {"hook_event_name": "Stop"})
+        assert out == "" and "hook failed (StoreError)" in err
+    finally:
+        held.close()
+
+
+def test_a_store_that_cannot_open_still_gets_a_risky_command_asked_about(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "broken"
+    (root / ".git").mkdir(parents=True)
+    (root / ".contextward").write_text("not a directory")  # the store cannot open
+    shell = {"hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    out, _ = _hook(root, tmp_path, {**shell, "tool_input": {"command": "rm -rf /"}})
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
+    out, err = _hook(root, tmp_path, {**shell, "tool_input": {"command": "ls"}})
+    assert out == "" and "PreToolUse hook failed (StoreError); continuing" in err

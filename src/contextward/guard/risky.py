@@ -30,7 +30,7 @@ RISK_CODES: dict[str, str] = {
     "chmod-777-home": "recursive chmod 777 of the home directory",
     "chmod-777-root": "recursive chmod 777 of the filesystem root",
     "dd-device": "dd writing onto a device",
-    "git-push-force": "git push --force (a lease is off with --force) or +ref without a lease",
+    "git-push-force": "git push --force, or a +ref push without --force-with-lease",
     "git-reset-hard": "git reset --hard discards uncommitted work",
     "mkfs-device": "mkfs formatting a device",
     "pipe-to-shell": "downloaded script executed by a shell",

@@ -97,9 +97,18 @@ class Session:
     def open(self) -> Store:
         from ..store.config import load_config
 
-        # The host's environment names the personal layer; its retention applies too.
-        return Store.open(self.root, retention=load_config(self.root, env=self.env).retention())
+        # The host's environment names the personal layer; its retention applies too. A
+        # lock another process holds is waited for briefly, never up to the host's timeout.
+        return Store.open(
+            self.root,
+            retention=load_config(self.root, env=self.env).retention(),
+            wait_s=HOOK_WAIT_S,
+        )
 
+
+#: How long a hook waits for a lock on the store in all before failing open (hosts time a
+#: hook out at 10 s, as ``contextward install`` writes; the rest is the hook's work).
+HOOK_WAIT_S = 3.0
 
 #: Comma-separated hook event names (or "all") that contextward answers with silence.
 OFF_ENV = "CONTEXTWARD_HOOKS_OFF"
@@ -225,13 +234,19 @@ def pre_shell(session: Session, command: str) -> Reply:
 
     if not command.strip():
         return SILENT
-    threshold = load_config(session.root, env=session.env).loop_block_after
-    with session.open() as store:
-        decision = decide(store, command, threshold=threshold, session_id=session.session_id)
-        if not decision.allowed:
-            record_refusal(store, decision, source=session.host, session_id=session.session_id)
-            return Reply(decision="deny", reason=decision.reason)
     verdict = assess_command(command)
+    try:
+        threshold = load_config(session.root, env=session.env).loop_block_after
+        with session.open() as store:
+            decision = decide(store, command, threshold=threshold, session_id=session.session_id)
+            if not decision.allowed:
+                record_refusal(store, decision, source=session.host, session_id=session.session_id)
+                return Reply(decision="deny", reason=decision.reason)
+    except Exception:
+        # The brake needs the store; the risky check does not. A store that cannot be
+        # opened (busy, read-only, damaged) must not let a destructive command through.
+        if not verdict.risky and verdict.exact:
+            raise
     if verdict.risky:
         reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
         return Reply(decision="ask", reason=f"contextward: risky command: {reasons}")

@@ -124,14 +124,17 @@ class Store:
         retention: Retention | None = None,
         clock: Callable[[], str] = utc_now,
         migrations: Sequence[Migration] = CORE_MIGRATIONS,
+        wait_s: float = WRITE_DEADLINE_S,
     ) -> None:
         conn.row_factory = sqlite3.Row
         self.conn = conn
         self.root = root
         self.retention = retention or Retention()
         self.clock = clock
+        #: How long this store waits for another process's lock before failing.
+        self.wait_s = wait_s
         with guarded():
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {_busy_ms(wait_s)}")
             self.apply(migrations)
 
     # -- opening -----------------------------------------------------------------
@@ -144,10 +147,13 @@ class Store:
         create: bool = True,
         retention: Retention | None = None,
         migrations: Sequence[Migration] = CORE_MIGRATIONS,
+        wait_s: float = WRITE_DEADLINE_S,
     ) -> Store:
         """Open the store of the project containing ``root`` (default: the current directory).
 
         ``create=False`` raises ``StoreError(code="store_missing")`` instead of creating it.
+        ``wait_s`` bounds how long it waits for another process's lock, in all (a hook
+        waits less than its host's timeout, then fails open with ``store_busy``).
         Without ``retention``, the project's configured retention applies (config layers
         read with this process's environment), so no caller prunes by other rules.
         """
@@ -172,7 +178,13 @@ class Store:
                     code="store_unavailable",
                 ) from None
             _create_database(path)
-        store = cls(connect(path), root=root, retention=retention, migrations=migrations)
+        store = cls(
+            connect(path, wait_s=wait_s),
+            root=root,
+            retention=retention,
+            migrations=migrations,
+            wait_s=wait_s,
+        )
         store.prompts.ingest_spool(store_dir(root))
         return store
 
@@ -218,7 +230,7 @@ class Store:
         # BEGIN IMMEDIATE takes the write lock up front, so the busy handler waits for it
         # instead of failing a read-to-write upgrade. A bounded retry covers the rare
         # SQLITE_BUSY that SQLite returns without calling the busy handler.
-        deadline = time.monotonic() + WRITE_DEADLINE_S
+        deadline = time.monotonic() + self.wait_s
         delay = 0.005
         while True:
             try:
@@ -433,13 +445,18 @@ def _create_database(path: Path) -> None:
                 leftover.unlink()
 
 
-def connect(path: Path) -> sqlite3.Connection:
+def _busy_ms(wait_s: float) -> int:
+    """SQLite's busy timeout for a store that waits ``wait_s`` in all."""
+    return max(1, min(BUSY_TIMEOUT_MS, int(wait_s * 1000)))
+
+
+def connect(path: Path, *, wait_s: float = WRITE_DEADLINE_S) -> sqlite3.Connection:
     """Open the database with the store's settings (WAL, busy timeout, autocommit mode)."""
-    deadline = time.monotonic() + WRITE_DEADLINE_S
+    deadline = time.monotonic() + wait_s
     delay = 0.005
     while True:
         try:
-            return _connect_once(path)
+            return _connect_once(path, _busy_ms(wait_s))
         except sqlite3.OperationalError as exc:
             message = str(exc).lower()
             # Switching to WAL can report "locked" without calling the busy handler.
@@ -451,12 +468,12 @@ def connect(path: Path) -> sqlite3.Connection:
             raise translate(exc) from None
 
 
-def _connect_once(path: Path) -> sqlite3.Connection:
+def _connect_once(path: Path, busy_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     # isolation_level=None: we issue BEGIN/COMMIT ourselves, so DDL in a migration
     # shares the transaction of its record.
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn = sqlite3.connect(path, timeout=busy_ms / 1000, isolation_level=None)
     try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
         if str(mode).lower() != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
