@@ -9,6 +9,8 @@ leaves it. A second figure shows the full path (a prompt after the record
 changed), which the budget does not cover but a user pays now and then. A
 third is PreCompact on a 100 MB transcript: a host kills a hook after about a
 minute (Claude Code: 60 s), and the hook reads only the transcript's end.
+Last, PreToolUse on a short command and on a 3 MB one (past the analysis cap it
+asks without fingerprinting the command for the loop brake).
 """
 
 from __future__ import annotations
@@ -81,6 +83,17 @@ def run() -> list[dict[str, object]]:
         compact = _time(
             hook, _payload(root, "PreCompact", 0, trigger="auto", transcript_path=str(transcript))
         )
+        # A host kills PreToolUse at its timeout (10 s as installed): a command of
+        # megabytes must still get its "ask" back.
+        shell = {"tool_name": "Bash"}
+        huge = "git push --force origin main; echo " + "a " * 1_500_000
+        pre_huge = _time(
+            hook, _payload(root, "PreToolUse", 0, **shell, tool_input={"command": huge})
+        )
+        pre = statistics.median(
+            _time(hook, _payload(root, "PreToolUse", n, **shell, tool_input={"command": "ls -la"}))
+            for n in range(7)
+        )
     b, f, u = (statistics.median(x) * 1000 for x in (bare, fast, full))
     return [
         {"name": "bare interpreter start (python -c pass)", "value": round(b, 1), "unit": "ms"},
@@ -96,4 +109,6 @@ def run() -> list[dict[str, object]]:
             "unit": "ms",
         },
         {"name": "hook PreCompact, 100 MB transcript", "value": round(compact, 1), "unit": "s"},
+        {"name": "hook PreToolUse, a short command", "value": round(pre * 1000, 1), "unit": "ms"},
+        {"name": "hook PreToolUse, a 3 MB command", "value": round(pre_huge, 2), "unit": "s"},
     ]

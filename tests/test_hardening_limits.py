@@ -196,6 +196,23 @@ def test_a_command_padded_past_the_analysis_cap_is_put_to_the_owner(project: Pat
     assert _pre_tool(project, "echo " + "a " * 1000) == {}  # long but analysed: silent
 
 
+def test_a_command_past_the_cap_is_asked_about_without_the_loop_brake(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forced fix: a command of megabytes was fingerprinted for the brake (3 s per MB), and
+    the host's 10 s timeout killed the hook before its ask."""
+
+    consulted: list[str] = []
+    monkeypatch.setattr(
+        "contextward.guard.loops.decide", lambda _store, command, **_: consulted.append(command)
+    )
+    huge = "git push --force origin main; echo " + "a " * MAX_COMMAND_CHARS
+    reply = _pre_tool(project, huge)
+    assert reply["permissionDecision"] == "ask"
+    assert "risky command" in reply["permissionDecisionReason"]
+    assert consulted == []
+
+
 def test_a_command_nested_past_the_depth_cap_is_put_to_the_owner(project: Path) -> None:
     """Forced fix: nesting deeper than MAX_DEPTH was skipped and reported as fully analysed."""
     command = "rm -rf /"

@@ -51,6 +51,11 @@ class CommandAssessment:
         return not self.untrusted_reasons
 
 
+#: Characters that mean nothing to the tokenizer's other branches (no quote, escape,
+#: substitution, operator, comment or blank).
+_PLAIN = re.compile(r"[^ \t\r\n\\'\"`$|&;()#]+")
+
+
 def shell_tokens(command: str) -> list[Token]:
     """Split a command line into words and control operators, as bash would at top level.
 
@@ -94,6 +99,10 @@ def shell_tokens(command: str) -> list[Token]:
             end = _skip_parens(command, i + 2)
             word.append(command[i:end])
             i = end
+        elif (plain := _PLAIN.match(command, i)) is not None:
+            # A run of ordinary characters at once: a long word costs one match.
+            word.append(plain.group())
+            i = plain.end()
         else:
             op = next((o for o in _OPERATORS if command.startswith(o, i)), None)
             if op is not None and _in_redirection(command, i, word):
@@ -187,9 +196,13 @@ def _strip_trailing_separators(tokens: list[Token]) -> list[Token]:
     return tokens[:end]
 
 
-def fingerprint(command: str) -> str:
+def fingerprint(command: str | list[Token]) -> str:
     """The normalised command: whitespace collapsed outside quotes, comments and trailing ``;`` dropped."""
-    return _render(_strip_trailing_separators(shell_tokens(command)))
+    return _render(_strip_trailing_separators(_tokens(command)))
+
+
+def _tokens(command: str | list[Token]) -> list[Token]:
+    return shell_tokens(command) if isinstance(command, str) else command
 
 
 def _commands(tokens: list[Token]) -> list[tuple[str, list[str], str]]:
@@ -236,9 +249,9 @@ def _mask_start(tokens: list[Token]) -> int | None:
     return cut
 
 
-def streak_key(command: str) -> str:
+def streak_key(command: str | list[Token]) -> str:
     """The loop-brake key: the fingerprint without a trailing failure mask or separator."""
-    tokens = _strip_trailing_separators(shell_tokens(command))
+    tokens = _strip_trailing_separators(_tokens(command))
     cut = _mask_start(tokens)
     if cut is not None:
         tokens = _strip_trailing_separators(tokens[:cut])
@@ -281,9 +294,9 @@ def _discarded(words: list[str]) -> bool:
     return bool(words) and words[0] not in _SETUP | _ALWAYS_TRUE and not _ASSIGNMENT.match(words[0])
 
 
-def untrusted_reasons(command: str) -> tuple[str, ...]:
+def untrusted_reasons(command: str | list[Token]) -> tuple[str, ...]:
     """Why an exit 0 of ``command`` would not prove success; empty when it would."""
-    tokens = shell_tokens(command)
+    tokens = _tokens(command)
     reasons: list[str] = []
     pipefail = errexit = False
     pipeline = False
@@ -327,7 +340,8 @@ def untrusted_reasons(command: str) -> tuple[str, ...]:
 
 def assess(command: str) -> CommandAssessment:
     """Fingerprint, streak key and trust reasons of one command line."""
-    return CommandAssessment(fingerprint(command), streak_key(command), untrusted_reasons(command))
+    tokens = shell_tokens(command)  # once: a long command costs one pass
+    return CommandAssessment(fingerprint(tokens), streak_key(tokens), untrusted_reasons(tokens))
 
 
 def pipefail_rewrite(command: str) -> str:

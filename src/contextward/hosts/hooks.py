@@ -229,12 +229,23 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
 def pre_shell(session: Session, command: str) -> Reply:
     """Loop brake first (deny), then risky commands (ask); benign commands get silence."""
     from ..guard.loops import decide, record_refusal
-    from ..guard.risky import assess_command
+    from ..guard.risky import MAX_COMMAND_CHARS, assess_command
     from ..store.config import load_config
 
     if not command.strip():
         return SILENT
     verdict = assess_command(command)
+    if verdict.risky:
+        reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
+        ask = Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
+    else:
+        # Padding a command past the analysis cap or nesting it deeper than we follow
+        # must not turn a destructive command into a silent one.
+        ask = SILENT if verdict.exact else Reply(decision="ask", reason=UNANALYSED)
+    if len(command) > MAX_COMMAND_CHARS:
+        # Asked about whatever the brake would say: a command of megabytes must not cost
+        # the host's timeout to fingerprint.
+        return ask
     try:
         threshold = load_config(session.root, env=session.env).loop_block_after
         with session.open() as store:
@@ -245,16 +256,9 @@ def pre_shell(session: Session, command: str) -> Reply:
     except Exception:
         # The brake needs the store; the risky check does not. A store that cannot be
         # opened (busy, read-only, damaged) must not let a destructive command through.
-        if not verdict.risky and verdict.exact:
+        if ask is SILENT:
             raise
-    if verdict.risky:
-        reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
-        return Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
-    if not verdict.exact:
-        # Padding a command past the analysis cap or nesting it deeper than we follow
-        # must not turn a destructive command into a silent one.
-        return Reply(decision="ask", reason=UNANALYSED)
-    return SILENT
+    return ask
 
 
 def post_tool(
