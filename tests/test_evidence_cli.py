@@ -151,3 +151,19 @@ def test_a_failing_test_before_a_semicolon_is_no_proof(
     assert result.exit_code == 1
     assert "UNTRUSTED" in result.stdout
     assert "fix: join the commands with `&&` (or `set -e` first) and re-run" in result.stdout
+
+
+def test_the_owner_clears_a_streak_the_brake_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    subprocess.run(["git", "init", "-q"], check=True)
+    for _ in range(2):
+        CliRunner().invoke(main, ["verify", "--", "test -f ready"])
+    assert "refused" in CliRunner().invoke(main, ["verify", "--", "test -f ready"]).stdout
+    cleared = CliRunner().invoke(main, ["loops", "--reset", "--", "test -f ready"])
+    assert cleared.exit_code == 0 and "cleared 1 streak" in cleared.stdout
+    (tmp_path / "ready").write_text("")
+    assert " ok " in CliRunner().invoke(main, ["verify", "--", "test -f ready"]).stdout
+    stray = CliRunner().invoke(main, ["loops", "test -f ready"])
+    assert stray.exit_code == 2

@@ -13,6 +13,7 @@ from contextward.guard.loops import (
     decide,
     open_loops,
     record_outcome,
+    reset_loops,
     streak_failures,
 )
 from contextward.store import Store
@@ -40,7 +41,36 @@ def test_masked_exit_zero_does_not_reset_the_streak(store: Store, tmp_path: Path
     run_verified(store, "false", cwd=tmp_path)
     masked = run_verified(store, "false || true", cwd=tmp_path)
     assert masked.run is not None and masked.run.verdict == "untrusted"
-    assert decide(store, "false").allowed is False
+    assert decide(store, "false || true").allowed is False
+    # The command as the fix asks for it counts real failures: one so far.
+    assert decide(store, "false").prior_failures == 1
+
+
+def test_the_fix_an_unproven_run_asks_for_is_never_refused_for_exits_of_0(
+    store: Store, tmp_path: Path
+) -> None:
+    """Forced fix: "drop the failure mask and re-run" was refused after two masked runs
+    that exited 0 (a walkthrough finding)."""
+    for _ in range(2):
+        run_verified(store, "true || true", cwd=tmp_path)
+    assert not decide(store, "true || true").allowed  # the mask again: a loop
+    assert decide(store, "true").allowed
+    run_verified(store, "false", cwd=tmp_path)
+    run_verified(store, "false", cwd=tmp_path)
+    assert not decide(store, "false").allowed  # real failures still brake
+
+
+def test_the_owner_resets_a_streak_in_every_session(store: Store) -> None:
+    for session in ("a", "b"):
+        record_outcome(store, "make test", 1, session_id=session)
+        record_outcome(store, "make test", 1, session_id=session)
+    assert not decide(store, "make test", session_id="a").allowed
+    assert reset_loops(store, ("make test ;",)) == ["make test"]
+    for session in ("a", "b", None):
+        assert decide(store, "make test", session_id=session).prior_failures == 0
+    record_outcome(store, "pytest", 1)
+    assert reset_loops(store) == ["pytest"]  # every failing one
+    assert open_loops(store) == []
 
 
 def test_real_success_resets_the_streak(store: Store) -> None:

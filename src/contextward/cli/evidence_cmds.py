@@ -13,7 +13,9 @@ from typing import Any
 import click
 
 from ..guard.evidence import TIMEOUT_RANGE, VerifyResult, run_verified
-from ..guard.loops import NUDGE, open_loops
+from ..guard.loops import NUDGE, open_loops, reset_loops
+from ..printable import counted
+from ..redact import mask
 from ..store import EvidenceRun, session_id_from_env
 from ._io import BadInput, echo_json, say
 from ._store import config, errors, read_store, write_store
@@ -129,9 +131,34 @@ def evidence_command(limit: int, ev_id: str | None, as_json: bool) -> None:
 
 @click.command("loops")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def loops_command(as_json: bool) -> None:
-    """Commands failing in a row; exit 1 when the next identical attempt would be refused."""
+@click.option(
+    "--reset",
+    is_flag=True,
+    help="Clear the streak of COMMAND (default: every failing command), in every session.",
+)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
+    """Commands failing in a row; exit 1 when the next identical attempt would be refused.
+
+    With --reset, the owner clears a streak the brake holds (after fixing what made the
+    command fail): `contextward loops --reset -- npm test`.
+    """
     cfg = config()
+    if command and not reset:
+        raise BadInput("a command is only taken with --reset (usage: loops --reset -- CMD...)")
+    if reset:
+        line = " ".join(command)
+        if command and not line.strip():
+            raise BadInput("no command to reset (usage: contextward loops --reset -- CMD...)")
+        with write_store(cfg) as store, errors():
+            cleared = reset_loops(store, (line,) if command else (), threshold=cfg.loop_block_after)
+        if as_json:
+            echo_json({"reset": cleared})
+        else:
+            say(f"loops: cleared {counted(len(cleared), 'streak')}")
+            for key in cleared:
+                say(f"  `{mask(key)}`")
+        return
     loops = []
     with read_store(cfg) as store:
         if store is not None:

@@ -3,10 +3,13 @@
 Owns: the streak policy. Attempts are keyed by ``fingerprint.streak_key``
 (so ``npm test || true`` and ``npm test;`` share a streak with ``npm
 test``). A failure or an *unproven* exit 0 (masked, unchecked pipeline)
-extends the streak; only a real, proven success resets it; a refused
-attempt did not run and changes nothing. With ``threshold`` N, a command
-whose streak already holds N-1 failures is refused, with that count and a
-nudge to change approach.
+extends the streak; only a real, proven success resets it, or the owner
+(``contextward loops --reset``); a refused attempt did not run and changes
+nothing. With ``threshold`` N, a command whose streak already holds N-1
+failures is refused, with that count and a nudge to change approach. The
+command without its mask is what an unproven run's fix asks for: its own
+attempt counts real failures only, so it is never refused for runs that
+exited 0.
 
 ``check(command)`` is the hook entry point: it reads the project's config
 and store and never creates the store.
@@ -66,15 +69,36 @@ def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
     return "success" if assessment.trusted else "unproven"
 
 
-def streak_failures(store: Store, key: str, *, session_id: str | None = None) -> int:
-    """Failed or unproven attempts of ``key`` since its last real success."""
+def streak_failures(
+    store: Store, key: str, *, session_id: str | None = None, proven: bool = False
+) -> int:
+    """Failed or unproven attempts of ``key`` since its last real success or reset; with
+    ``proven``, failed ones only (for an attempt that itself proves what it claims)."""
+    counted = {"fail"} if proven else {"fail", "unproven"}
     count = 0
     for attempt in store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id):
         if attempt.outcome == "success":
             break
-        if attempt.outcome in {"fail", "unproven"}:
+        if attempt.outcome in counted:
             count += 1
     return count
+
+
+#: The source of an attempt row that is the owner clearing a streak, not a run.
+RESET = "reset"
+
+
+def reset_loops(store: Store, commands: tuple[str, ...] = (), *, threshold: int = 3) -> list[str]:
+    """Clear the streaks of ``commands`` (default: every failing one), in every session; the
+    streak keys cleared. Owner-only: no tool the agent calls offers it."""
+    keys = (
+        [assess(storable(command)).streak_key for command in commands]
+        if commands
+        else [loop.streak_key for loop in open_loops(store, threshold=threshold, limit=200)]
+    )
+    for key in dict.fromkeys(keys):
+        store.attempts.record(streak_key=key, fingerprint=key, outcome="success", source=RESET)
+    return list(dict.fromkeys(keys))
 
 
 def decide(
@@ -82,7 +106,7 @@ def decide(
 ) -> LoopDecision:
     """Whether ``command`` may run now, given its streak in ``store``."""
     found = assess(storable(command))
-    failures = streak_failures(store, found.streak_key, session_id=session_id)
+    failures = streak_failures(store, found.streak_key, session_id=session_id, proven=found.trusted)
     # The reason is shown to the model and the user: never the command's secrets.
     shown = mask(found.streak_key)
     if failures >= max(1, threshold) - 1 and failures > 0:

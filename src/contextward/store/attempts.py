@@ -4,8 +4,8 @@ Owns: appending an attempt (a verify run writes its own in the same
 transaction as the evidence row; hooks record outcomes they observed) and
 reading the attempts of one streak key newest first.
 
-Outcomes: ``success`` (a real, proven exit 0), ``fail`` (non-zero or
-timeout), ``unproven`` (exit 0 that proves nothing: masked or an unchecked
+Outcomes: ``success`` (a real, proven exit 0; with source ``reset``, the owner
+clearing the streak), ``fail`` (non-zero or timeout), ``unproven`` (exit 0 that proves nothing: masked or an unchecked
 pipeline), ``refused`` (the brake stopped it; it did not run).
 
 Must never: decide anything (``guard.loops`` owns the policy).
@@ -101,10 +101,11 @@ class Attempts:
                 (key, limit),
             )
         else:
+            # The owner's reset (``source = 'reset'``) clears the streak in every session.
             rows = self.store.query(
-                "SELECT * FROM attempts WHERE streak_key = ? AND session_id = ?"
+                "SELECT * FROM attempts WHERE streak_key = ? AND (session_id = ? OR source = ?)"
                 " ORDER BY seq DESC LIMIT ?",
-                (key, session_id, limit),
+                (key, session_id, "reset", limit),
             )
         return [_attempt(row) for row in rows]
 
