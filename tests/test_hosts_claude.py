@@ -62,6 +62,20 @@ def test_session_start_injects_the_brief_and_state(project: Path) -> None:
     assert len(text) < 9500
 
 
+def test_a_state_file_the_state_layer_refuses_never_costs_the_brief(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere") / "notes.md"
+    outside.write_text("# someone else's notes\n")
+    (project / "STATE.md").symlink_to(outside)
+    code, out, err = fire(project, "SessionStart", source="startup")
+    assert (code, err) == (0, "")
+    text = context(out)
+    assert "## contextward brief" in text
+    assert "contextward: STATE.md not read (path_escape: " in text
+    assert "someone else's notes" not in text
+
+
 def test_a_prompt_is_recorded_once_and_only_a_delta_is_injected(project: Path) -> None:
     fire(project, "SessionStart", source="startup")
     prompt = f"Never push to main. key={SECRET}"

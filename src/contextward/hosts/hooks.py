@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from .. import spool
 from ..fsutil import open_regular
+from ..printable import one_line
 from ..redact import mask
 from ..store import Store, personal_dir, project_root, store_dir
 from ..store.paths import CONFIG_NAME
@@ -412,10 +413,17 @@ def _watched(session: Session) -> list[str]:
 
 
 def _state_block(session: Session, store: Store) -> str:
+    """The state block, or one line saying why STATE.md was not read: a state file the
+    state layer refuses (a symlink out of the project, a damaged file) must not cost the
+    session its brief and contract."""
     from ..brief.state_block import state_block
-    from ..state import StateProject
+    from ..state import StateError, StateProject
 
-    return state_block(StateProject.open(session.root), store=store, session_id=session.session_id)
+    try:
+        project = StateProject.open(session.root)
+        return state_block(project, store=store, session_id=session.session_id)
+    except StateError as exc:
+        return one_line(mask(f"contextward: STATE.md not read ({exc.code}: {exc})"))
 
 
 def _session_data(store: Store, session: Session) -> dict[str, object]:
