@@ -29,6 +29,7 @@ from contextward.brief.restore import MAX_CHARS as RESTORE_MAX_CHARS
 from contextward.brief.restore import plan_restore, render_restore
 from contextward.cli import main
 from contextward.compaction import MAX_GUIDANCE_CHARS, capture
+from contextward.errors import InputError
 from contextward.guard.risky import MAX_COMMAND_CHARS, MAX_DEPTH
 from contextward.hosts import claude_code
 from contextward.hosts.bridge import Bridge
@@ -142,10 +143,13 @@ def test_stored_texts_are_bounded(project: Path) -> None:
         entry = store.journal.add("note", "j " * (3 * MAX_TEXT), provenance="agent")
     assert prompt is not None and len(prompt.text) <= MAX_PROMPT
     assert len(entry.text) <= MAX_TEXT
-    constraint = add_constraint(
-        project, "Never " + "c" * (3 * MAX_CONSTRAINT), layer="project", provenance="agent"
-    )
-    assert len(constraint.text) <= MAX_CONSTRAINT
+    # A constraint is refused whole rather than cut: a rule cut short may say less.
+    with pytest.raises(InputError, match=f"at most {MAX_CONSTRAINT} characters"):
+        add_constraint(
+            project, "Never " + "c" * (3 * MAX_CONSTRAINT), layer="project", provenance="agent"
+        )
+    longest = add_constraint(project, "Never " + "c" * (MAX_CONSTRAINT - 6), provenance="agent")
+    assert len(longest.text) == MAX_CONSTRAINT
 
 
 def test_a_long_session_id_is_cut(project: Path) -> None:

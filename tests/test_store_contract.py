@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from contextward.errors import ContractError
+from contextward.errors import ContractError, InputError
 from contextward.store.contract import (
     SEEDS,
     add_constraint,
@@ -156,7 +156,7 @@ def test_secrets_are_masked_in_constraints(root: Path, env: dict[str, str]) -> N
     [
         "Never delete TestRateLimitHealthzExemptionRunsBeforeTheLimiterMiddleware.",
         f"Use https://{'a' * 40}.example.com/v2 for everything.",
-        "Never " + "c" * 1200,
+        "Never " + "c" * 380,
     ],
 )
 def test_a_rule_with_a_long_word_is_listed_and_numbered_once(
@@ -177,3 +177,28 @@ def test_a_row_an_earlier_version_wrote_with_a_long_id_is_read(
     )
     assert load_contract(root, env=env).get(long_id) is not None
     assert add_constraint(root, "Prefer stdlib", env=env).id.startswith("17-")
+
+
+def test_the_same_rule_is_never_added_twice(root: Path, env: dict[str, str]) -> None:
+    first = add_constraint(root, "Keep the public API stable", env=env)
+    again = add_constraint(root, "Keep  the public API stable", env=env, provenance="agent")
+    assert again == first
+    assert [c.id for c in load_contract(root, env=env).constraints].count(first.id) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "constraint_id", "error"),
+    [
+        ("\ufffd\ufffd", None, "the constraint text is empty"),
+        ("c" * 401, None, "a constraint is at most 400 characters (this one has 401)"),
+        ("x", "ghp_" + "a" * 36, "the constraint id looks like a secret; choose another"),
+    ],
+)
+def test_a_rule_that_cannot_be_kept_whole_is_refused(
+    root: Path, env: dict[str, str], text: str, constraint_id: str | None, error: str
+) -> None:
+    with pytest.raises(InputError) as raised:
+        add_constraint(root, text, env=env, constraint_id=constraint_id)
+    assert str(raised.value) == error
+    written = project_contract_path(root)
+    assert not written.exists() or "ghp_" not in written.read_text()

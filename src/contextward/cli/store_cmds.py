@@ -139,13 +139,15 @@ def contract_list(as_json: bool) -> None:
 @click.option("--id", "constraint_id", default=None, help="Use (or reword) this id.")
 def contract_add(text: str, personal: bool, constraint_id: str | None) -> None:
     """Add an owner constraint to the project (or, with --global, the personal layer)."""
+    root = project_root()
     with errors():
+        before = {c.id for c in load_contract(root).constraints}
         row = add_constraint(
-            project_root(),
-            text,
-            layer="personal" if personal else "project",
-            constraint_id=constraint_id,
+            root, text, layer="personal" if personal else "project", constraint_id=constraint_id
         )
+    if constraint_id is None and row.id in before:
+        say(f"already in the contract: {row.id} [{row.layer}] (nothing added)")
+        return
     say(f"added {row.id} to the {'personal' if personal else 'project'} layer")
 
 

@@ -239,6 +239,11 @@ def _slug(text: str) -> str:
     return "-".join(words[:5])[:_SLUG_CHARS].rstrip("-") or "constraint"
 
 
+def printable_id(value: str) -> str:
+    """An id as an error may show it: one line, bounded."""
+    return " ".join(value.split())[:60]
+
+
 def new_id(contract: Contract, text: str) -> str:
     numbers = [int(m.group(1)) for c in contract.constraints if (m := re.match(r"(\d+)-", c.id))]
     return f"{max([12, *numbers]) + 1:02d}-{_slug(text)}"
@@ -256,13 +261,27 @@ def add_constraint(
     """Add (or, for the owner, reword by id) one constraint; returns it as stored."""
     if provenance == "agent" and layer == "personal":
         raise ContractError("the personal layer is owner-only", code="contract_personal_protected")
-    body = " ".join(mask(storable(text)).split())[:MAX_CONSTRAINT]
-    if not body:
+    body = " ".join(mask(storable(text)).split())
+    if not any(char.isalnum() for char in body.replace("\ufffd", "")):
+        # Empty, blank, or bytes no encoding could read ("\xff\xfe" arrives as "��").
         raise InputError("the constraint text is empty", code="empty_text")
+    if len(body) > MAX_CONSTRAINT:
+        raise InputError(
+            f"a constraint is at most {MAX_CONSTRAINT} characters (this one has {len(body)})",
+            code="invalid_input",
+        )
     contract = load_contract(root, env=env)
     if constraint_id is not None:
+        if mask(constraint_id) != constraint_id:  # it would be written to a committed file
+            raise InputError(
+                "the constraint id looks like a secret; choose another", code="invalid_input"
+            )
         if not re.fullmatch(_ID, constraint_id):
-            raise InputError(f"invalid constraint id {constraint_id!r}", code="invalid_input")
+            raise InputError(
+                f"invalid constraint id {printable_id(constraint_id)!r} "
+                "(lowercase letters, digits, '.', '_' and '-')",
+                code="invalid_input",
+            )
         existing = contract.get(constraint_id)
         if provenance == "agent" and existing is not None:
             code = (
@@ -271,6 +290,10 @@ def add_constraint(
                 else "contract_owner_protected"
             )
             raise ContractError(f"{constraint_id} exists and is not the agent's", code=code)
+    if constraint_id is None:
+        same = next((c for c in contract.constraints if c.text == body), None)
+        if same is not None:
+            return same  # said already: no second row under a new id
     cid = constraint_id or new_id(contract, body)
     path = project_contract_path(root) if layer == "project" else personal_contract_path(env)
     heading = _AGENT_HEADING if provenance == "agent" else _OWNER_HEADING
