@@ -29,6 +29,15 @@ from contextward.store import Store
         ("Use rg rather than grep.", "want"),
         ("The build is slow today.", "statement"),
         ("I want to check something", "want"),
+        # Chinese owners say the same things
+        ("不对，我说的是用 rg 不是 grep。", "correction"),
+        ("不要改公共 API。", "constraint"),
+        ("永远不要直接推送到 main 分支。", "constraint"),
+        ("别动 migrations 目录。", "constraint"),
+        ("我们需要在周五前上线。", "need"),
+        ("帮我把导出接口加上分页。", "want"),
+        ("最好用 uv 而不是 pip。", "preference"),
+        ("今天构建有点慢。", "statement"),
     ],
 )
 def test_classify(text: str, kind: str) -> None:

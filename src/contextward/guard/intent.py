@@ -88,20 +88,32 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "correction",
             r"^(?:no[,.!]|nope\b|wrong\b|actually\b)|\bthat'?s (?:not|wrong)\b|\bnot what i\b"
             r"|\bi (?:said|meant|told you)\b|\byou (?:broke|missed|forgot|ignored)\b"
-            r"|\bthat is (?:not|wrong)\b|\binstead of what\b",
+            r"|\bthat is (?:not|wrong)\b|\binstead of what\b"
+            r"|^(?:不对|不是|错了)|我(?:说的|指的)是|我的意思是|你(?:搞错|弄错|忘了|漏了|改错)|不是这个意思",
         ),
         (
             "constraint",
             _LEAD + r"(?:do not|don'?t|never|avoid|must not|mustn'?t|always|only)\b"
-            r"|\b(?:do not|don'?t|never|must not)\s+(?:touch|change|edit|push|commit|delete|use)\b",
+            r"|\b(?:do not|don'?t|never|must not)\s+(?:touch|change|edit|push|commit|delete|use)\b"
+            r"|不要|不准|不许|不得|禁止|严禁|绝不|永远不|别(?:再|动|改|碰|删|用|推|提交)|只能|只用|一律|始终",
         ),
-        ("need", r"\b(?:i|we) (?:really )?need\b|\bit (?:must|has to|needs to)\b|\brequired?\b"),
+        (
+            "need",
+            r"\b(?:i|we) (?:really )?need\b|\bit (?:must|has to|needs to)\b|\brequired?\b"
+            r"|需要|必须|一定要|务必|要求",
+        ),
         (
             "want",
             r"\b(?:i|we) (?:want|would like|'d like)\b|\bi'd like\b|\bcan you\b|\bcould you\b"
-            rf"|{_LEAD}(?:{'|'.join(_IMPERATIVES)})\b",
+            rf"|{_LEAD}(?:{'|'.join(_IMPERATIVES)})\b"
+            r"|我(?:们)?想|希望|帮我|麻烦|能不能|可不可以|^请"
+            r"|^(?:把|给|加|改|修|实现|添加|删除|重构|升级|迁移|部署|写|跑|检查)",
         ),
-        ("preference", r"\b(?:i|we) prefer\b|\bprefer(?:ably)?\b|\brather than\b|\binstead of\b"),
+        (
+            "preference",
+            r"\b(?:i|we) prefer\b|\bprefer(?:ably)?\b|\brather than\b|\binstead of\b"
+            r"|更喜欢|倾向于?|最好|宁可|而不是|优先用",
+        ),
     )
 )
 _ATTRIBUTION = re.compile(
@@ -118,7 +130,7 @@ _VERB_KIND = {
     "prefer": "preference",
     "corrected": "correction",
 }
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
 @dataclass(frozen=True)
