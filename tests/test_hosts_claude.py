@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from contextward.guard.budget import session_budget
 from contextward.hosts import claude_code
 from contextward.hosts.claude_install import ENTRY_SCRIPT, HOOK_EVENTS
 from contextward.store import Store
@@ -312,3 +313,20 @@ def test_events_can_be_switched_off(project: Path) -> None:
         == 0
     )
     assert "ask" in out.getvalue()
+
+
+def test_the_budget_counts_what_each_tool_returned(project: Path) -> None:
+    def post(call: str, tool: str, tool_input: dict[str, Any], response: object) -> None:
+        fields = {"tool_name": tool, "tool_use_id": call, "tool_input": tool_input}
+        assert fire(project, "PostToolUse", **fields, tool_response=response)[0] == 0
+
+    post("c1", "Bash", {"command": "cat big.log"}, {"stdout": "x" * 5000, "stderr": "e" * 10})
+    post("c2", "Bash", {"command": "cat big.log"}, {"stdout": "y" * 3000, "stderr": ""})
+    post("c3", "Read", {"file_path": "README.md"}, {"file": {"content": "r" * 800}})
+    post("c3", "Read", {"file_path": "README.md"}, {"file": {"content": "r" * 800}})  # again
+    with Store.open(project) as store:
+        volumes = {
+            v.tool: (v.chars, v.calls) for v in session_budget(store, session_id="s1").top_tools
+        }
+    assert volumes["Bash"] == (8010, 2)
+    assert 800 < volumes["Read"][0] < 900 and volumes["Read"][1] == 1

@@ -80,10 +80,14 @@ def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     tool_input = payload.get("tool_input")
     response = payload.get("tool_response")
     output = ""
-    if isinstance(response, Mapping):
-        output = "\n".join(
-            v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)
-        )
+    size = None
+    if isinstance(response, Mapping) and ("stdout" in response or "stderr" in response):
+        parts = [v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)]
+        output, size = "\n".join(parts), sum(map(len, parts))
+    elif isinstance(response, str):
+        size = len(response)
+    elif response is not None:  # a file read, a search: what the model got back, as JSON
+        size = len(json.dumps(response, ensure_ascii=False, default=str))
     return hooks.post_tool(
         session,
         tool_name=hooks.text_field(payload, "tool_name"),
@@ -92,6 +96,7 @@ def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         failed=payload["hook_event_name"] == "PostToolUseFailure",
         error=hooks.text_field(payload, "error"),
         output=output,
+        output_chars=size,
     )
 
 

@@ -271,18 +271,29 @@ def post_tool(
     failed: bool,
     error: str = "",
     output: str = "",
+    output_chars: int | None = None,
 ) -> Reply:
-    """Record one tool call's outcome, once per tool call id."""
+    """Record one tool call's outcome, once per tool call id. ``output_chars``: the size of
+    what the tool returned, as the host reported it (the budget adds it up); a test run's
+    output is counted with its evidence run instead (``verify`` in the budget)."""
     from ..guard.loops import record_outcome
     from ..state import StateProject, file_modified, tool_called
 
+    command = tool_input.get("command")
+    shell = tool_name == "Bash" and isinstance(command, str) and bool(command.strip())
+    tested = shell and isinstance(command, str) and bool(_TEST_COMMAND.search(command))
     with session.open() as store:
-        if not tool_called(store, session.session_id, key=tool_use_id or None, tool=tool_name):
+        if not tool_called(
+            store,
+            session.session_id,
+            key=tool_use_id or None,
+            tool=tool_name,
+            output_chars=None if tested else output_chars,
+        ):
             return SILENT  # the same tool call reported twice
-        command = tool_input.get("command")
-        if tool_name == "Bash" and isinstance(command, str) and command.strip():
+        if shell and isinstance(command, str):
             code = _exit_code(error) if failed else 0
-            if _TEST_COMMAND.search(command):
+            if tested:
                 _record_evidence(store, session, command, code, output or error)
             else:
                 record_outcome(

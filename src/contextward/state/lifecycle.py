@@ -65,15 +65,26 @@ def session_start(store: Store, session_id: str, *, host: str = "") -> SessionRe
     return record
 
 
-def tool_called(store: Store, session_id: str, *, key: str | None = None, tool: str = "") -> bool:
-    """Count one tool call; ``key`` (e.g. ``tool_use_id``) makes a repeated hook count once.
+def tool_called(
+    store: Store,
+    session_id: str,
+    *,
+    key: str | None = None,
+    tool: str = "",
+    output_chars: int | None = None,
+) -> bool:
+    """Count one tool call; ``key`` (e.g. ``tool_use_id``) makes a repeated hook count once;
+    ``output_chars``, when the host reported the output, is what the budget adds up.
 
     Returns False when the call was already counted.
     """
     prepare(store)
     _ensure(store, session_id)
     event_key = f"tool:{session_id}:{key}" if key else None
-    added = store.events.add(TOOL_EVENT, {"tool": tool}, key=event_key, session_id=session_id)
+    payload: dict[str, object] = {"tool": tool}
+    if output_chars is not None:
+        payload["output_chars"] = output_chars
+    added = store.events.add(TOOL_EVENT, payload, key=event_key, session_id=session_id)
     return added is not None
 
 
