@@ -73,13 +73,14 @@ def streak_failures(
     store: Store, key: str, *, session_id: str | None = None, proven: bool = False
 ) -> int:
     """Failed or unproven attempts of ``key`` since its last real success or reset; with
-    ``proven``, failed ones only (for an attempt that itself proves what it claims)."""
-    counted = {"fail"} if proven else {"fail", "unproven"}
+    ``proven`` (for an attempt that itself proves what it claims), not those that exited
+    0 under a mask: only failures and runs whose exit no one saw."""
     count = 0
     for attempt in store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id):
         if attempt.outcome == "success":
             break
-        if attempt.outcome in counted:
+        masked = attempt.outcome == "unproven" and attempt.exit_code == 0
+        if attempt.outcome == "fail" or (attempt.outcome == "unproven" and not (proven and masked)):
             count += 1
     return count
 
