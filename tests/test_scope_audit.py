@@ -7,7 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from contextward.cli import main
 from contextward.guard.scope import (
     EMPTY_TREE,
     FileChange,
@@ -193,3 +195,19 @@ def test_report_dict_is_complete(repo: Path) -> None:
         "warn_files": 10,
         "hard_files": None,
     }
+
+
+def test_file_names_are_masked_in_json_and_kept_on_one_line_in_text(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "ghp_" + "a" * 36
+    (repo / f"{token}.txt").write_text("x\n")
+    (repo / "two\nlines.txt").write_text("y\n")
+    monkeypatch.chdir(repo)
+    as_json = CliRunner().invoke(main, ["diff", "--json"])
+    assert token not in as_json.stdout and "[secret:github-token].txt" in as_json.stdout
+    text = CliRunner().invoke(main, ["diff"]).stdout
+    assert token not in text
+    assert not any(line.startswith("lines.txt") for line in text.splitlines())
+    oriented = CliRunner().invoke(main, ["orientation", "--json"]).stdout
+    assert token not in oriented

@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 import click
 
 from ..printable import counted, printable
-from ..redact import mask
+from ..redact import mask, mask_data
 from ..store.text import storable
 
 #: Exit code for usage, input or environment errors (DESIGN.md).
@@ -32,8 +32,9 @@ def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 
 
 def echo_json(data: Any) -> None:
-    """Print ``data`` as indented JSON (JSON escapes control characters itself)."""
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """Print ``data`` as indented JSON, every string secret-masked as the text outputs are
+    (a file named after a token, a path in a digest); JSON escapes control characters."""
+    click.echo(json.dumps(mask_data(data), ensure_ascii=False, indent=2))
 
 
 def storable_value(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

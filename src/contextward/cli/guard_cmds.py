@@ -20,6 +20,7 @@ from ..guard.intent import owner_intent
 from ..guard.orientation import orient
 from ..guard.preflight import preflight
 from ..guard.scope import EMPTY_TREE, ScopeReport, ScopeThresholds, audit_scope
+from ..printable import one_line
 from ..store import Store, project_root, session_id_from_env
 from ._io import BadInput, echo_json, say, storable_value
 from ._store import config, errors, read_store
@@ -69,7 +70,7 @@ def _diff_text(report: ScopeReport) -> str:
     for change in report.files[:20]:
         what = "binary" if change.binary else f"+{change.added}/-{change.deleted}"
         mark = " (untracked)" if change.untracked else ""
-        lines.append(f"  {what:>12}  {change.path}{mark}")
+        lines.append(f"  {what:>12}  {one_line(change.path)}{mark}")  # a name may hold a newline
     if len(report.files) > 20:
         lines.append(f"  … {len(report.files) - 20} more files")
     lines.extend(f"why: {reason}" for reason in report.reasons)
