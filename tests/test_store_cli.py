@@ -118,6 +118,7 @@ def test_contract_commands(project: Path) -> None:
 def test_doctor_and_export(project: Path) -> None:
     run("init")
     run("note", "note", "export me AKIAIOSFODNN7EXAMPLE")
+    run("verify", "--", "false && echo AKIAIOSFODNN7EXAMPLE")
     code, out, _ = run("doctor")
     assert code == 0 and out.endswith("doctor: ok\n")
     code, out, err = run("export")
@@ -127,6 +128,8 @@ def test_doctor_and_export(project: Path) -> None:
     journal = [r for r in rows if r["ledger"] == "journal"]
     assert journal[0]["text"] == "export me [secret:aws-access-key]"
     assert sum(r["ledger"] == "contract" for r in rows) == 12
+    (attempt,) = [r for r in rows if r["ledger"] == "attempt"]
+    assert attempt["outcome"] == "fail" and "AKIA" not in attempt["streak_key"]
 
 
 def test_doctor_reports_config_problems(project: Path) -> None:
@@ -134,7 +137,7 @@ def test_doctor_reports_config_problems(project: Path) -> None:
     (project / ".contextward" / "config.toml").write_text("loop_block_after = -1\n")
     code, out, err = run("doctor")
     assert code == 1
-    assert "warning config_value: project config: loop_block_after must be between 1 and 100" in out
+    assert "warning config_value: project config: loop_block_after must be between 2 and 100" in out
     assert "contextward: warning" not in err
     assert "info    repair_hint: fix or delete the named setting in that config.toml" in out
 
@@ -257,3 +260,12 @@ def test_status_human_view(project: Path) -> None:
     assert lines[2].startswith("evidence: 2 runs · last ev-0002 exit 1 FAIL ")
     assert lines[3] == "loops: BLOCKED `exit 1` (2 failures)"
     assert lines[4] == "contract: 12 constraints (12 seed · 0 personal · 0 project)"
+
+
+@pytest.mark.parametrize("command", ["journal", "evidence", "intent", "recall"])
+def test_a_limit_of_0_is_refused_not_read_as_an_empty_store(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [command, "--limit", "0"])
+    assert result.exit_code == 2 and "--limit" in result.output

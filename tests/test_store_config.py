@@ -55,7 +55,8 @@ def test_a_project_value_equal_to_the_default_keeps_the_personal_value(
 @pytest.mark.parametrize(
     ("line", "why"),
     [
-        ("loop_block_after = 0", "must be between 1 and 100"),
+        ("loop_block_after = 0", "must be between 2 and 100"),
+        ("loop_block_after = 1", "must be between 2 and 100"),
         ("loop_block_after = 2.5", "must be a whole number"),
         ("loop_block_after = true", "must be a whole number"),
         ("risk_confirm = 1", "must be true or false"),

@@ -98,7 +98,7 @@ def _print_result(result: VerifyResult) -> None:
 
 
 @click.command("evidence")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(0, 200))
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 200))
 @click.option("--id", "ev_id", default=None, metavar="ev-NNNN", help="Show one run in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def evidence_command(limit: int, ev_id: str | None, as_json: bool) -> None:

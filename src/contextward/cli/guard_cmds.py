@@ -162,7 +162,7 @@ def orientation_command(as_json: bool) -> None:
 
 
 @click.command("intent")
-@click.option("--limit", type=click.IntRange(0, 20), default=5, show_default=True)
+@click.option("--limit", type=click.IntRange(1, 20), default=5, show_default=True)
 @click.option(
     "--session",
     "session_id",

@@ -39,7 +39,7 @@ _TEXT = 200
 )
 @click.option(
     "--limit",
-    type=click.IntRange(0, MAX_LIMIT),
+    type=click.IntRange(1, MAX_LIMIT),
     default=DEFAULT_LIMIT,
     show_default=True,
     help="Hits to show.",

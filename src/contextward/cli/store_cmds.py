@@ -187,7 +187,7 @@ def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
 
 
 @click.command("journal")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(0, 200))
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 200))
 @click.option("--type", "type_", type=click.Choice(JOURNAL_TYPES), default=None)
 @click.option("--tag", "tags", multiple=True, help="Only entries with every one of these tags.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

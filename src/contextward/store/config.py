@@ -40,7 +40,7 @@ def _fraction(default: float, doc: str) -> Any:
 class Config:
     """Effective settings. ``warnings`` explain every value that fell back; ``sources`` name the layer."""
 
-    loop_block_after: int = _int(3, 1, 100, "refuse the Nth identical failing attempt")
+    loop_block_after: int = _int(3, 2, 100, "refuse the Nth identical failing attempt")
     verify_timeout_s: int = _int(180, 1, 900, "default timeout of `contextward verify`")
     verify_digest_chars: int = _int(2000, 200, 20_000, "output characters kept per run")
     diff_warn_lines: int = _int(400, 0, 10_000_000, "changed-line warning threshold")

@@ -24,7 +24,8 @@ EXPORT_VERSION = 1
 def export_rows(
     store: Store, *, root: Path | None = None, env: Mapping[str, str] | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Header, contract, journal, prompts, evidence, events, sessions, snapshots, reports."""
+    """Header, contract, journal, prompts, evidence, attempts, events, sessions, snapshots,
+    reports."""
     yield {
         "ledger": "header",
         "format": "contextward-export",
@@ -48,6 +49,8 @@ def export_rows(
         yield _clean({"ledger": "prompt", **prompt.to_dict()})
     for run in store.evidence.iter_all():
         yield _clean({"ledger": "evidence", **run.to_dict()})
+    for row in store.query("SELECT * FROM attempts ORDER BY seq"):  # the loop brake's ledger
+        yield _clean({"ledger": "attempt", **dict(row)})
     for event in store.events.list(limit=store.retention.events)[::-1]:
         yield _clean(
             {
