@@ -596,3 +596,14 @@ async def test_an_unknown_evidence_id_is_an_error_not_an_empty_list(project: Pat
     text = bogus.content[0].text  # type: ignore[union-attr]
     assert text.endswith("not_found: no evidence run has that id (ev-NNNN)")
     assert "bogus" not in text
+
+
+@pytest.mark.anyio
+async def test_an_unknown_argument_is_refused_not_dropped_in_silence(project: Path) -> None:
+    async with Client(build_server()) as client:
+        result = await client.call_tool("contract", {"action": "add"})
+        typo = await client.call_tool("recall", {"querry": "postgres"})
+        await call(client, "recall", {"query": "postgres"})  # raises on an error result
+    assert result.is_error
+    assert result.content[0].text == "invalid_arguments for contract: action: unknown_argument"  # type: ignore[union-attr]
+    assert typo.is_error and "querry: unknown_argument" in typo.content[0].text  # type: ignore[union-attr]

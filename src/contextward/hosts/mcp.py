@@ -113,6 +113,16 @@ class _Server(MCPServer):
     stdio is served by ``mcp_stdio``, which answers every request it cannot parse."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None and isinstance(arguments, dict):
+            # A misspelt or invented argument ("querry", "action") would be dropped in
+            # silence and the call answered as if it were not there: named, never echoed
+            # beyond its name's first characters.
+            known = set(tool.parameters.get("properties", {}))
+            unknown = sorted(str(key)[:40] for key in arguments if key not in known)
+            if unknown:
+                names = "; ".join(f"{one_line(mask(key))}: unknown_argument" for key in unknown)
+                raise ToolError(f"invalid_arguments for {name}: {names}")
         try:
             return await super().call_tool(name, arguments, context)
         except _SDKToolError as exc:
