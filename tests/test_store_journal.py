@@ -117,6 +117,15 @@ def test_tags_are_capped_and_deduplicated() -> None:
     assert notes == ("kept the first 8 of 12 tags",)
 
 
+def test_what_is_cut_is_said(store: Store) -> None:
+    """Forced fix: a 2,001-character note and a 41-character tag were cut in silence."""
+    result = record_note(store, "lesson", "y" * 2001, tags=["t" * 41, "pip"])
+    assert len(result.entry.text) == 2000 and result.entry.tags[0] == "t" * 40
+    assert f"tag '{'t' * 40}' cut to 40 characters" in result.hints
+    assert "the text was cut to 2,000 characters" in result.hints
+    assert record_note(store, "lesson", "y" * 2000, tags=["pip"]).hints == ()
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_normalized_text_is_one_bounded_line(text: str) -> None:

@@ -109,11 +109,14 @@ def normalize_tags(tags: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...
             if mask(part) != part:
                 notes.append("a tag that looked like a secret was left out")
                 continue
-            tag = "".join(
+            whole = "".join(
                 ch for ch in part.strip().lstrip("#").lower().replace(" ", "-") if _tag_char(ch)
-            )[:MAX_TAG_LENGTH]
+            )
+            tag = whole[:MAX_TAG_LENGTH]
             if not tag:
                 continue
+            if tag != whole:
+                notes.append(f"tag {tag!r} cut to {MAX_TAG_LENGTH} characters")
             if tag not in FEEDBACK_TAGS:
                 close = difflib.get_close_matches(tag, FEEDBACK_TAGS, n=1, cutoff=0.85)
                 if close:
@@ -283,6 +286,8 @@ def record_note(
             type, text, tags=clean_tags, provenance=provenance, session_id=session_id
         )
     notes = list(hints)
+    if entry.text.endswith("…") and len(entry.text) >= MAX_TEXT:
+        notes.append(f"the text was cut to {MAX_TEXT:,} characters")
     if entry.is_precedent and not set(entry.tags) - GENERIC_TAGS:
         notes.append(
             "a lesson is found by its tags: add a trigger word you would search for (--tag WORD)"
