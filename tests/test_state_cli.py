@@ -115,9 +115,27 @@ def test_load_refuses_escapes(repo: Path, tmp_path_factory: pytest.TempPathFacto
         assert (code, out) == (2, ""), task
         assert "outside plans" in err
         assert "private" not in err
-    code, out, err = invoke("load", "t1")  # a symlinked artifact inside the task escapes
-    assert (code, out) == (2, "")
-    assert err == "contextward: error: artifact plan2.md: outside plans\n"
+    # A symlinked artifact inside the task escapes: left out and counted, never read, and
+    # the rest of the task still loads.
+    code, out, err = invoke("load", "t1")
+    assert (code, err) == (0, "")
+    assert "skipped: 1 linked out of the plans folder" in out
+    assert "private" not in out and "## goal.md" in out
+
+
+def test_load_leaves_out_what_is_no_text_file_and_says_how_many_it_did_not_read(
+    repo: Path,
+) -> None:
+    folder = repo / "plans" / "t1"
+    os.mkfifo(folder / "notes.md")  # reading it would block
+    for n in range(14):
+        (folder / f"extra{n:02d}.md").write_text(f"extra {n}\n")
+    code, out, _ = invoke("load", "t1")
+    assert code == 0
+    assert "notes.md" not in out
+    texts = [f for f in folder.iterdir() if f.is_file() and f.suffix in (".md", ".txt")]
+    present = out.splitlines()[1].removeprefix("present: ").split(", ")
+    assert f"skipped: {len(texts) - len(present)} more text files not read" in out
 
 
 def test_load_missing_task(repo: Path) -> None:

@@ -10,7 +10,7 @@ writes anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..redact import mask
@@ -41,6 +41,9 @@ class Artifact:
 class TaskSummary:
     task: str  # the folder, relative to the repository root
     artifacts: tuple[Artifact, ...]
+    #: Files left out, by why: ``outside`` (a symlink out of the plans folder), ``more``
+    #: (text files past the first ``MAX_EXTRA``).
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def present(self) -> tuple[str, ...]:
@@ -80,24 +83,32 @@ def load_task(project: StateProject, task: str) -> TaskSummary:
     if not folder.is_dir():
         raise StateError("not_found", f"task {task}: no such folder")
     expected = list(project.config.artifacts)
-    extra = sorted(
+    others = sorted(
         entry.name
         for entry in folder.iterdir()
         if entry.name not in expected
         and entry.suffix.lower() in EXTRA_SUFFIXES
         and not entry.name.startswith(".")
-    )[:MAX_EXTRA]
+        and entry.is_file()  # a FIFO or a folder named *.md is no text to show
+    )
+    skipped: dict[str, int] = {}
+    if len(others) > MAX_EXTRA:
+        skipped["more"] = len(others) - MAX_EXTRA
     budget = TOTAL_BUDGET
     artifacts: list[Artifact] = []
-    for name in (*expected, *extra):
-        path = confine(project.plans_dir, folder / name, what="artifact", shown=name)
+    for name in (*expected, *others[:MAX_EXTRA]):
+        try:
+            path = confine(project.plans_dir, folder / name, what="artifact", shown=name)
+        except StateError:
+            skipped["outside"] = skipped.get("outside", 0) + 1  # one stray link, not the load
+            continue
         if not path.is_file():
             artifacts.append(Artifact(name, False))
             continue
         artifact = _read(path, name, min(FILE_BUDGET, max(budget, 0)))
         budget -= len(artifact.text)
         artifacts.append(artifact)
-    return TaskSummary(project.relative(folder), tuple(artifacts))
+    return TaskSummary(project.relative(folder), tuple(artifacts), skipped)
 
 
 def _read(path: Path, name: str, budget: int) -> Artifact:
@@ -124,6 +135,11 @@ def render_summary(summary: TaskSummary) -> str:
     present = ", ".join(summary.present) or "none"
     missing = ", ".join(summary.missing) or "none"
     out = [f"# Task {summary.task}", f"present: {present}", f"missing: {missing}"]
+    if summary.skipped:
+        why = {"outside": "linked out of the plans folder", "more": "more text files not read"}
+        out.append(
+            "skipped: " + ", ".join(f"{n} {why.get(k, k)}" for k, n in summary.skipped.items())
+        )
     for artifact in summary.artifacts:
         if not artifact.present:
             continue
