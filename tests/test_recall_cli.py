@@ -121,3 +121,5 @@ def test_recall_json_never_echoes_a_secret_or_a_huge_query(project: Path) -> Non
     assert data["query"] == "[secret:aws-access-key] [secret:openai-key]"
     code, out, _ = invoke("recall", "word " * 50_000, "--json")
     assert code in (0, 1) and len(out) < 10_000
+    code, out, _ = invoke("recall", "word " * 50_000)  # the text header too
+    assert code in (0, 1) and len(out.splitlines()[0]) < 2_000

@@ -84,7 +84,8 @@ def command(
 
 def render(result: RecallResult) -> str:
     # A query holding quotes stays readable: "\"unbalanced", not ""unbalanced".
-    shown = json.dumps(result.query.text, ensure_ascii=False) if result.query.text else "(newest)"
+    query = result.to_dict()["query"]  # masked and bounded as the JSON echoes it
+    shown = json.dumps(query, ensure_ascii=False) if result.query.text else "(newest)"
     lines = [f"recall {shown} · {counted(len(result.hits), 'hit')}"]
     for hit in result.hits:
         head = f"{hit.ref} · {hit.kind} · {hit.trust}"
