@@ -168,3 +168,12 @@ def test_view_commands_run_without_a_store(repo: Path) -> None:
     code, out, _ = invoke("preflight", "--tool", Path(sys.executable).name, "--json")
     assert code == 0
     assert json.loads(out)["verdict"] == "ok"
+
+
+def test_preflight_without_git_says_git_is_missing_not_that_this_is_no_worktree(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(repo / "no-bin-here"))
+    result = preflight(["git"], cwd=repo)
+    assert result.tools[0].status == "missing" and not result.worktree
+    assert result.problems == ("git: missing", "git worktree: unknown (git is missing)")

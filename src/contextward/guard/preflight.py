@@ -62,7 +62,12 @@ class Preflight:
     def problems(self) -> tuple[str, ...]:
         out = [f"{t.name}: {t.status}" for t in self.tools if t.status != "ok"]
         if not self.worktree:
-            out.append("not inside a git worktree")
+            # Without git nothing can tell: say what is missing, not what it implies.
+            git = next((t for t in self.tools if t.name == "git"), None)
+            no_git = (git is not None and git.status == "missing") or shutil.which("git") is None
+            out.append(
+                "git worktree: unknown (git is missing)" if no_git else "not inside a git worktree"
+            )
         if self.omitted:
             out.append(f"{self.omitted} more tools configured than checked (max {MAX_TOOLS})")
         return tuple(out)
