@@ -600,3 +600,29 @@ def test_restore_json_gives_a_goal_the_statement_that_changed_it(
     args = ["compact-test", str(transcript), "--summary", str(summary), "--json"]
     (goal,) = json.loads(CliRunner().invoke(main, args).stdout)["restore"]
     assert (goal["content"], goal["since"]["content"]) == tuple(said)
+
+
+def test_a_rule_the_owner_made_an_exception_to_is_restated_with_the_leave_beside_it(
+    store: Store,
+) -> None:
+    said = [
+        Message("u1", "user", "We're hardening the billing service before launch."),
+        Message("u2", "user", "Do not add any new dependencies to the project."),
+        Message("u3", "user", "You can add pydantic, it's fine, the security team approved it."),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(
+        store,
+        "Task: harden the billing service before launch. No new dependencies, except "
+        "pydantic, which the security team approved.",
+        session_id="s",
+    )
+    plan = plan_restore(store, session_id="s")
+    (rule,) = plan.items
+    assert rule.content == said[1].text and plan.replaced == ()
+    assert render_restore(plan).splitlines()[1].endswith(f'(since allowed: "{said[2].text}")')
+    # An exception the owner never gave is a summary error: the rule alone, restated.
+    capture(store, said[:2], session_id="t")
+    check_summary(store, "No new dependencies, except requests.", session_id="t")
+    plan = plan_restore(store, session_id="t")
+    assert said[1].text in {i.content for i in plan.items} and plan.since == {}

@@ -497,3 +497,27 @@ def test_a_rule_left_out_or_flipped_is_still_found(item: str, summary: str, reas
 )
 def test_a_rule_s_generic_verb_and_place_weigh_little(item: str, summary: str, reason: str) -> None:
     assert judge(item, summary)[1].startswith(reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "reason"),
+    [
+        ("Never push to main.", "Rules: never push to main unless the build is green.", "changed"),
+        (
+            "Do not add any new dependencies to the project.",
+            "No new dependencies, except pydantic.",
+            "changed",
+        ),
+        (
+            "Never push to main unless CI is green.",
+            "Never push to main unless CI is green.",
+            "pres",
+        ),
+        ("Never push to main.", "Rules: never push to main, without exception.", "preserved"),
+        ("Never push to main.", "Never push to main. Everything except docs is reviewed.", "pres"),
+    ],
+)
+def test_an_exception_added_to_a_rule_is_a_change(item: str, summary: str, reason: str) -> None:
+    found = judge(item, summary)[1]
+    assert found.startswith(reason)
+    assert (found == "changed: exception added") == (reason == "changed")

@@ -16,8 +16,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core import ContextItem, FactsVerifier, Snapshot
+from ..core.anchors import cue_counts, prepare
 from ..core.errors import ContextGuardError
-from ..core.facts import key_sets
+from ..core.facts import EXCEPTED, key_sets
 from ..core.item import STANDING
 from ..printable import counted
 from ..redact import mask
@@ -139,7 +140,18 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         for old, new in (later.items() if isinstance(later, dict) else ())
         if old in failures and new in by_id
     }
-    since = {old: new for old, new in explained.items() if by_id[old].kind == "goal"}
+    reasons = {
+        f.get("itemId"): f.get("reason")
+        for f in report.get("findings", ())
+        if isinstance(f, dict) and f.get("itemId") in failures
+    }
+    # A goal stands, and so does a rule the owner made an exception to: restated, with
+    # the later statement beside them.
+    since = {
+        old: new
+        for old, new in explained.items()
+        if by_id[old].kind == "goal" or reasons.get(old) == EXCEPTED
+    }
     replaced = {old: new for old, new in explained.items() if old not in since}
     items = tuple(item for item in snapshot.items if item.id in failures - set(replaced))
     return RestorePlan(
@@ -215,6 +227,13 @@ def replaced_later(
             ):
                 continue
             kept = status.get(new.id) == "preserved"
+            if findings[old.id][1] == EXCEPTED:
+                # "No new dependencies, except pydantic": the owner's later leave that
+                # the summary kept beside the rule ("You can add pydantic, it's fine").
+                if kept and _permits(new.content):
+                    later[old.id] = new.id
+                    break
+                continue
             # A goal stays restated (the later item only goes beside it): one shared term
             # is enough there ("每页" in "给导出接口加分页，每页 50 条" and "每页改成 200 条吧").
             same_thing = len(keys[old.id][1] & keys[new.id][1]) >= (1 if old.kind == "goal" else 2)
@@ -224,6 +243,12 @@ def replaced_later(
                 later[old.id] = new.id
                 break
     return later
+
+
+def _permits(text: str) -> bool:
+    """Whether ``text`` gives leave ("you can add pydantic", "可以用 pydantic")."""
+    cues = cue_counts(prepare(text)[1])
+    return bool(cues.get("weak")) and not cues.get("neg")
 
 
 def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
@@ -251,7 +276,12 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
             line += f' (in place of: "{" ".join(plan.in_place_of[item.id].split())[:200]}")'
         if item.id in plan.since:
             later = " ".join(mask(plan.since[item.id].content).split())[:200]
-            line += f' (since changed by: "{later}")'
+            word = (
+                "allowed"
+                if plan.statuses.get(item.id) == "changed" and item.kind != "goal"
+                else "changed by"
+            )
+            line += f' (since {word}: "{later}")'
         if used + len(line) + 1 > max_chars - 120:
             break
         lines.append(line)

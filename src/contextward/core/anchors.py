@@ -32,7 +32,7 @@ from .textnorm import (
     words,
 )
 
-CueClass = str  # "neg" | "strong" | "medium" | "weak" | "revoke"
+CueClass = str  # "neg" | "strong" | "medium" | "weak" | "revoke" | "reject" | "except"
 
 _EN_CUES: tuple[tuple[CueClass, str], ...] = (
     (
@@ -72,6 +72,8 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
         r"|acceptable|free to|up to you|if (?:possible|needed|convenient)|where possible"
         r"|when possible|sometimes|occasionally|preferably|ideally|feel free",
     ),
+    # An exception to a rule: "no new dependencies, except pydantic".
+    ("except", r"except(?: for)?|unless|other than|apart from|aside from|with the exception of"),
 )
 _EN_CUE_RE = re.compile(
     "|".join(rf"(?P<g{index}>\b(?:{pattern})\b)" for index, (_cls, pattern) in enumerate(_EN_CUES))

@@ -453,6 +453,8 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
         return "changed", "changed: revoked"
     if _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
+    if _excepted(profile, index, window):
+        return "changed", EXCEPTED
     if profile.values or profile.idents:
         parts = [clause for number in window for clause in index.clauses(number)]
         stale, _swapped, _missing = _anchor_changes(profile, parts)
@@ -649,6 +651,8 @@ def _compare(
         "revoke"
     ] or _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
+    if _excepted(profile, index, window):
+        return "changed", EXCEPTED
     stale, swapped, missing = _anchor_changes(profile, parts)
     if stale:
         return "changed", f"changed: stale value ({stale[0]})"
@@ -712,6 +716,21 @@ def _moved_from(clause: Clause, down: frozenset[str]) -> int:
         for n in range(len(words) - 2)
         if words[n] in _MOVES and words[n + 1] == "from" and set(token_keys(words[n + 2])) & down
     )
+
+
+#: A rule the region states with an exception the item does not make.
+EXCEPTED = "changed: exception added"
+
+
+def _excepted(profile: Profile, index: ContextIndex, window: list[int]) -> bool:
+    """Whether the sentences holding a rule add an exception to it ("No new dependencies,
+    except pydantic"; "never push to main unless the build is green"): the rule holds
+    less than it did, whoever allowed that (the restore says who, when the owner did)."""
+    cues = dict(profile.cues)
+    if not (cues.get("neg") or cues.get("strong")):
+        return False
+    said = sum(clause.cue("except") for number in window for clause in index.clauses(number))
+    return said > cues.get("except", 0)
 
 
 def _set_aside(clause: Clause, keyset: set[str]) -> int:
@@ -820,7 +839,7 @@ def _substitution(profile: Profile, parts: list[Clause]) -> str | None:
             keys = token_keys(word)
             if not keys or keys[0].startswith(VALUE_PREFIX) or keys[0] not in weights:
                 continue
-            if keys[0] in region_keys:
+            if keys[0] in region_keys or weights[keys[0]] == GENERIC_WEIGHT:
                 continue
             left = words[index - 1] if index > 0 else None
             right = words[index + 1 : index + 3]
