@@ -129,3 +129,77 @@ def test_gemini_after_tool_is_recorded_once(project: Path) -> None:
 def test_unknown_events_are_silent(project: Path) -> None:
     assert fire(gemini, project, "Notification", message="x") == (0, "", "")
     assert fire(codex, project, "StopFailure") == (0, "", "")
+
+
+def _shell_result(exit_line: str, error: str = "(none)") -> dict[str, Any]:
+    """Gemini CLI's shell tool result: what it reports, in its own text."""
+    text = (
+        "Command: pytest -q\nDirectory: (root)\nStdout: 1 failed, 3 passed\nStderr: (empty)\n"
+        f"Error: {error}\nExit Code: {exit_line}\nSignal: (none)\nBackground PIDs: (none)"
+    )
+    return {"llmContent": text, "returnDisplay": "1 failed, 3 passed"}
+
+
+@pytest.mark.parametrize(
+    ("response", "verdict"),
+    [
+        (_shell_result("1"), "fail"),
+        (_shell_result("0"), "ok"),
+        (_shell_result("(none)", error="Command was cancelled"), "fail"),
+        ({"llmContent": "done", "error": {"message": "tool failed"}}, "fail"),
+    ],
+)
+def test_gemini_reads_the_exit_code_its_shell_tool_reports(
+    project: Path, response: dict[str, Any], verdict: str
+) -> None:
+    """Forced fix: a failing test run was recorded as ok evidence (exit 0) and never braked."""
+    fire(
+        gemini,
+        project,
+        "AfterTool",
+        tool_name="run_shell_command",
+        tool_input={"command": "pytest -q"},
+        tool_response=response,
+        timestamp="7",
+    )
+    with Store.open(project) as store:
+        (run,) = store.evidence.list(limit=5)
+    assert run.verdict == verdict
+
+
+def test_gemini_compaction_reads_gemini_s_own_chat_recording(project: Path) -> None:
+    chat = project / "session.json"
+    chat.write_text(
+        json.dumps(
+            {
+                "sessionId": "s1",
+                "projectHash": "h",
+                "startTime": "2026-12-01T10:00:00Z",
+                "lastUpdated": "2026-12-01T10:05:00Z",
+                "messages": [
+                    {"id": "1", "timestamp": "t", "type": "user", "content": "Build the API."},
+                    {"id": "2", "timestamp": "t", "type": "user", "content": "Never push to main."},
+                    {"id": "3", "timestamp": "t", "type": "info", "content": "Model switched"},
+                    {
+                        "id": "4",
+                        "timestamp": "t",
+                        "type": "gemini",
+                        "content": "Understood.",
+                        "toolCalls": [
+                            {
+                                "id": "c1",
+                                "name": "run_shell_command",
+                                "args": {"command": "git status"},
+                                "status": "success",
+                                "resultDisplay": "clean",
+                            }
+                        ],
+                    },
+                ],
+            }
+        )
+    )
+    fire(gemini, project, "SessionStart", source="startup")
+    fire(gemini, project, "PreCompress", trigger="auto", transcript_path=str(chat))
+    first = json.loads(fire(gemini, project, "BeforeAgent", prompt="continue", timestamp="1")[1])
+    assert "Never push to main." in first["hookSpecificOutput"]["additionalContext"]

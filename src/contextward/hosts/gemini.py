@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
@@ -57,17 +58,35 @@ def _before_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     return reply
 
 
+#: How Gemini CLI's shell tool reports its outcome in ``llmContent``: "Exit Code: 1",
+#: "Error: …" and "Signal: …" (each "(none)" when there was none).
+_EXIT_LINE = re.compile(r"^Exit Code: (\d{1,3})\s*$", re.M)
+_FAILED_LINE = re.compile(r"^(?:Error|Signal): (?!\(none\))\S", re.M)
+
+
+def _exit_code(response: Mapping[str, Any], output: str) -> int:
+    """The exit status of a shell call: a field if the host gives one, else what the tool's
+    text says, else 1 when it reports an error; 0 only when nothing says it failed."""
+    raw = response.get("exit_code", response.get("exitCode"))
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if (line := _EXIT_LINE.search(output)) is not None:
+        return int(line.group(1))
+    if response.get("error") or _FAILED_LINE.search(output):
+        return 1
+    return 0
+
+
 def _after_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     tool_input = payload.get("tool_input")
     response = payload.get("tool_response")
     code = 0
     output = ""
     if isinstance(response, Mapping):
-        raw = response.get("exit_code", response.get("exitCode", 0))
-        code = raw if isinstance(raw, int) else 0
         output = "\n".join(
             v for v in (response.get("output"), response.get("llmContent")) if isinstance(v, str)
         )
+        code = _exit_code(response, output)
     name = hooks.text_field(payload, "tool_name")
     call_id = hashlib.sha256(
         f"{hooks.text_field(payload, 'timestamp')}\0{json.dumps(tool_input, sort_keys=True, default=str)}".encode(

@@ -21,6 +21,7 @@ from .base import MAX_RECORD, ByteSource, Reader
 READERS: dict[str, Reader] = {
     "claude-code": claude_code.read,
     "codex": codex.read,
+    "gemini": messages.read,  # Gemini CLI's chat recording: a messages wrapper, typed
     "messages": messages.read,
     "openai": messages.read,
     "pi": pi.read,

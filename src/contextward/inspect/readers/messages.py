@@ -215,6 +215,11 @@ def messages_of(item: Any, ids: _Ids, skips: Skips) -> Iterator[Message]:
         skips.add("not_an_object")
         return
     mid = ids.next(item.get("id", item.get("tool_call_id")))
+    kind = item.get("type")
+    if "role" not in item and isinstance(kind, str) and kind in _GEMINI_TYPES:
+        # Gemini CLI's chat recording: {"type": "user" | "gemini", "content", "toolCalls"}.
+        yield from _gemini(mid, kind, item, skips)
+        return
     role = role_of(item.get("role"))
     if role is None:
         skips.add("unknown_role")
@@ -280,3 +285,43 @@ def _tool_blocks(mid: str, content: Any, skips: Skips) -> Iterator[Message]:
                 text=block_text(block.get("content"), skips),
                 is_error=block.get("is_error") is True,
             )
+
+
+#: Gemini CLI's message types: the owner's, the model's, and the CLI's own notices.
+_GEMINI_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+
+
+def _gemini(mid: str, kind: str, item: dict[str, Any], skips: Skips) -> Iterator[Message]:
+    """One message of a Gemini CLI chat recording, its tool calls as tool messages."""
+    if kind not in ("user", "gemini"):
+        skips.add(f"gemini_{kind}")  # the CLI's own notice, not the conversation
+        return
+    text = block_text(item.get("content"), skips)
+    said = bool(text.strip())
+    if said:
+        yield Message(id=mid, role="user" if kind == "user" else "assistant", text=text)
+    calls = item.get("toolCalls")
+    for n, call in enumerate(calls if isinstance(calls, list) else (), 1):
+        if not isinstance(call, dict):
+            skips.add("unknown_block")
+            continue
+        name = call.get("name") if isinstance(call.get("name"), str) else None
+        cid = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+        said = True
+        yield Message(
+            id=cid or f"{mid}:call{n}",
+            role="tool",
+            text=tool_call_text(name, call.get("args")),
+            tool_name=name,
+        )
+        shown = call.get("resultDisplay")
+        if isinstance(shown, str) and shown.strip():
+            yield Message(
+                id=f"{cid or f'{mid}:call{n}'}:result",
+                role="tool",
+                text=shown,
+                tool_name=name,
+                is_error=call.get("status") == "error",
+            )
+    if not said:
+        skips.add("empty_message")
