@@ -258,3 +258,13 @@ def test_without_a_new_summary_every_critical_item_is_restored(project: Path) ->
     block = restored(project)
     assert "could not be checked" in block
     assert KEPT in block and DROPPED in block
+
+
+def test_runs_whose_exit_no_one_saw_never_start_a_streak(project: Path) -> None:
+    """Forced fix: with no transcript, the third `git status` was refused as having "failed
+    2 time(s) in a row" though nothing failed."""
+    for n in range(3):
+        assert pre(project, "git status") is None
+        post(project, f"call_{n}", None, command="git status")
+    assert pre(project, "git status") is None
+    assert attempts(project) == [("unproven", None)] * 3

@@ -74,15 +74,20 @@ def streak_failures(
 ) -> int:
     """Failed or unproven attempts of ``key`` since its last real success or reset; with
     ``proven`` (for an attempt that itself proves what it claims), not those that exited
-    0 under a mask: only failures and runs whose exit no one saw."""
-    count = 0
+    0 under a mask. Runs whose exit no one saw count only beside a failure or a mask."""
+    failed = masked = unseen = 0
     for attempt in store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id):
         if attempt.outcome == "success":
             break
-        masked = attempt.outcome == "unproven" and attempt.exit_code == 0
-        if attempt.outcome == "fail" or (attempt.outcome == "unproven" and not (proven and masked)):
-            count += 1
-    return count
+        if attempt.outcome == "fail":
+            failed += 1
+        elif attempt.outcome == "unproven" and attempt.exit_code == 0:
+            masked += 0 if proven else 1
+        elif attempt.outcome == "unproven":
+            unseen += 1
+    # A run whose exit no one saw (a host that did not report it) extends a failing streak
+    # but never starts one: "git status" three times is no loop.
+    return failed + masked + (unseen if failed or masked else 0)
 
 
 #: The source of an attempt row that is the owner clearing a streak, not a run.
