@@ -98,6 +98,17 @@ SAMPLES: list[tuple[str, str, str]] = [
     ("assignment", "数据库密码是 Abc12345xyz", "数据库密码是 [secret:assignment]"),
     (
         "assignment",
+        "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws configure set aws_secret_access_key [secret:assignment]",
+    ),
+    (
+        "assignment",
+        'The password for staging is "P@ssw0rd!2024"',
+        'The password for staging is "[secret:assignment]"',
+    ),
+    ("assignment", "passwd hunter2hunter2", "passwd [secret:assignment]"),
+    (
+        "assignment",
         'curl -d "{\\"token\\": \\"abcd1234efgh5678zz\\"}"',
         'curl -d "{\\"token\\": \\"[secret:assignment]\\"}"',
     ),
@@ -139,6 +150,9 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "git push -u origin main",
         "mysql -u root -p db",
         "the password is stored in the vault",
+        "Password for staging is rotated monthly",
+        "secrets.token_hex(32) and the secret-sauce v2",
+        "COMMENT '1=wechat 2=apple 3=sms 4=password 0=unknown'",
     ],
 )
 def test_ordinary_text_is_untouched(text: str) -> None:

@@ -100,11 +100,27 @@ _SPECS: tuple[tuple[str, str], ...] = (
         r"API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?)[A-Z0-9_]*)\\*[\"']?\s*[=:]"
         r"[ \t]*\\*[\"']?(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
         r"[^\s\"'#()\[\]{},;<>\\]{6,})",
-    ),  # "the admin password is hunter2hunter2": a value with a digit or a symbol in it.
+    ),
+    # "aws configure set aws_secret_access_key wJalr…": the name, a space, the value.
     (
         "assignment",
-        r"(?i)(?:\b(?:password|passwd|passphrase)|密码)\s*(?:is|was|=|:|：|为|是)\s*[\"'`]?"
+        r"(?i)\b(?:aws_secret_access_key|aws_session_token|secret_access_key)\s+"
+        r"(?P<secret>(?!\[secret:)[A-Za-z0-9/+=]{16,})",
+    ),
+    # "the admin password is hunter2hunter2", 'The password for staging is "P@ssw0rd!"':
+    # a value with a digit or a symbol in it.
+    (
+        "assignment",
+        r"(?i)(?:(?<!\[)\b(?:password|passwd|passphrase|secret)\b|密码)(?:\s+for\s+[\w.-]{1,40})?"
+        r"\s*(?:\b(?:is|was)\b|=|:|：|为|是)\s*[\"'`]?"
         r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*[\d!@#$%^&*+=~?])[^\s\"'`,;，。]{6,})",
+    ),
+    # "passwd hunter2hunter2", "secret wJalr…": with no "is" between, only a value of
+    # letters and digits together ("4=password 0=unknown" names no password).
+    (
+        "assignment",
+        r"(?i)(?<!\[)\b(?:password|passwd|passphrase|secret)\s+[\"'`]?"
+        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[^\s\"'`=,;，。]{8,})",
     ),
 )
 
