@@ -144,6 +144,15 @@ def test_orientation_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
 # --- the bridge keeps answering ---------------------------------------------------------------
 
 
+def test_a_message_cut_inside_an_emoji_is_inspected_not_refused(project: Path) -> None:
+    """Forced fix: the pi plugin's compaction waited 90 s for an answer that never named
+    its request, then compacted with no snapshot."""
+    messages = '[{"role":"user","content":"Never push to main. \\ud83d"}]'
+    (frame,) = bridge(project, request("r1", "inspect", messages=messages))
+    assert frame["request_id"] == "r1" and frame["ok"] is True
+    assert "Never push to main." in json.dumps(frame["result"])
+
+
 def test_the_bridge_answers_bad_values_and_goes_on(project: Path) -> None:
     frames = bridge(
         project,
@@ -152,7 +161,9 @@ def test_the_bridge_answers_bad_values_and_goes_on(project: Path) -> None:
         request("b", "ping", timeout_ms="1" + "0" * 400),
         request("c", "ping"),
     )
-    assert frames[0]["code"] == "bad_frame" and "surrogate" in str(frames[0]["error"])
+    # Half a surrogate pair (a JavaScript host's string cut inside an emoji) is repaired,
+    # never a reason to refuse the request or to answer it without its id.
+    assert (frames[0]["request_id"], frames[0]["ok"]) == ("\ufffd", True)
     assert (frames[1]["request_id"], frames[1]["code"]) == ("a", "invalid_request")
     assert [f["request_id"] for f in frames[2:]] == ["b", "c"]
     assert all(f["ok"] for f in frames[2:])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any, Final, Literal
@@ -94,9 +95,25 @@ def parse_frame(data: bytes) -> Frame:
     if not isinstance(value, dict):
         raise BridgeError("bad_frame", f"frame is a JSON {_json_kind(value)}, not an object")
     if "\\u" in text and not encodable(value):
-        # "\ud800" alone decodes to half a surrogate pair: nothing could store or answer it.
-        raise BridgeError("bad_frame", "frame holds an unpaired surrogate escape (\\ud800-\\udfff)")
+        # "\ud800" alone decodes to half a surrogate pair, which nothing could store or
+        # answer: a JavaScript host's text cut inside an emoji sends one. Repaired as a
+        # transcript reader repairs it (U+FFFD), never a reason to refuse the request.
+        value = _repaired(value)
     return validate_frame(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _repaired(value: Any) -> Any:
+    """``value`` with every lone surrogate of its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_repaired(item) for item in value]
+    if isinstance(value, dict):
+        return {_repaired(key): _repaired(item) for key, item in value.items()}
+    return value
 
 
 def validate_frame(body: dict[str, Any]) -> Frame:
