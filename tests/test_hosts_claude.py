@@ -330,3 +330,16 @@ def test_the_budget_counts_what_each_tool_returned(project: Path) -> None:
         }
     assert volumes["Bash"] == (8010, 2)
     assert 800 < volumes["Read"][0] < 900 and volumes["Read"][1] == 1
+
+
+def test_risk_confirm_false_turns_the_question_off_and_keeps_the_brake(project: Path) -> None:
+    """Forced fix: the documented switch was read by nothing."""
+    (project / ".contextward").mkdir(exist_ok=True)
+    (project / ".contextward" / "config.toml").write_text("risk_confirm = false\n")
+    shell = {"tool_name": "Bash", "tool_input": {"command": "git push --force origin main"}}
+    assert fire(project, "PreToolUse", **shell)[1] == ""
+    failed = {"tool_name": "Bash", "tool_input": {"command": "make deploy"}, "error": "Exit code 2"}
+    for n in range(2):
+        fire(project, "PostToolUseFailure", tool_use_id=f"t{n}", **failed)
+    refused = json.loads(fire(project, "PreToolUse", **{**failed, "error": ""})[1])
+    assert refused["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -231,12 +231,18 @@ def pre_shell(session: Session, command: str) -> Reply:
     """Loop brake first (deny), then risky commands (ask); benign commands get silence."""
     from ..guard.loops import decide, record_refusal
     from ..guard.risky import MAX_COMMAND_CHARS, assess_command
-    from ..store.config import load_config
+    from ..store.config import Config, load_config
 
     if not command.strip():
         return SILENT
+    try:
+        cfg = load_config(session.root, env=session.env)
+    except Exception:
+        cfg = None  # a config that cannot be read: the defaults, asking included
     verdict = assess_command(command)
-    if verdict.risky:
+    if cfg is not None and not cfg.risk_confirm:
+        ask = SILENT  # the owner turned the question off; the brake still stands
+    elif verdict.risky:
         reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
         ask = Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
     else:
@@ -248,7 +254,7 @@ def pre_shell(session: Session, command: str) -> Reply:
         # the host's timeout to fingerprint.
         return ask
     try:
-        threshold = load_config(session.root, env=session.env).loop_block_after
+        threshold = (cfg or Config()).loop_block_after
         with session.open() as store:
             decision = decide(store, command, threshold=threshold, session_id=session.session_id)
             if not decision.allowed:
