@@ -374,3 +374,17 @@ async def test_mcp_errors_never_repeat_a_secret_or_an_unknown_tool_name(
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_bridge_errors_never_repeat_what_the_request_sent(project: Path) -> None:
+    messages = '[{"role":"user","content":"Never push to main."}]'
+    said = "Never push to main, this is conversation content"
+    frames = bridge(
+        project,
+        request("f", "inspect", messages=messages, format='"my password is hunter2hunter2"'),
+        request("d", "guidance", messages=messages, decisions=f'[{{"candidate_id":"{said}"}}]'),
+    )
+    assert [f["request_id"] for f in frames] == ["f", "d"]
+    assert not any(f["ok"] for f in frames)
+    text = json.dumps(frames)
+    assert "hunter2" not in text and "password" not in text and "conversation content" not in text

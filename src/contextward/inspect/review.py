@@ -6,6 +6,7 @@ action. Never guesses by position: an unknown id is an error.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -59,10 +60,15 @@ def parse_decisions(data: object) -> tuple[ReviewDecision, ...]:
 
 
 def shown(cid: str) -> str:
-    """A decision's id as an error may print it: quoted (so a stray space shows), masked,
-    printable and at most 40 characters inside the quotes."""
-    text = ascii(mask(cid))[1:-1]
-    return f"'{text}'" if len(text) <= 40 else f"'{text[:39]}…'"
+    """A decision's id as an error may print it: quoted (so a stray space shows), when it is
+    shaped like an id (one word, at most 40 characters); anything else (a sentence sent
+    where an id belongs) is never repeated."""
+    if not _ID_SHAPED.fullmatch(cid) or mask(cid) != cid:
+        return "with that id (ids look like constraint-1a2b3c4d5e)"
+    return f"'{cid}'"
+
+
+_ID_SHAPED = re.compile(r"\s{0,2}[\w.:~-]{1,40}\s{0,2}", re.ASCII)
 
 
 def final_actions(

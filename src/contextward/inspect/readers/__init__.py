@@ -64,7 +64,8 @@ def open_transcript(
     if format is None:
         format = detect(source.head)
     elif format not in READERS:
-        raise InspectError("unknown_format", f"unknown format {format!r}")
+        # The name is the caller's: never repeated (a bridge or MCP caller may send anything).
+        raise InspectError("unknown_format", f"unknown format (one of: {', '.join(FORMATS)})")
     skips = Skips()
     return Transcript(format, _whole(READERS[format](source, skips), skips), skips)
 
