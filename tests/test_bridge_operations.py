@@ -5,6 +5,7 @@ block and the session lifecycle."""
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -222,3 +223,19 @@ def test_provider_notes_count_what_the_answer_refused_and_passed_by() -> None:
     both = InspectionResult((), 2, "provider", provider_rejected=1, provider_passed=2)
     assert _provider_notes(both) == {"provider_rejected": 1, "provider_passed": 2}
     assert _provider_notes(InspectionResult((), 2, "provider")) == {}
+
+
+def test_loop_check_refuses_a_risky_command_once_per_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forced fix: pi and OpenCode let `rm -rf /` through (the bridge only braked loops)."""
+    from contextward.hosts.bridge_library import loop_check
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    ask = {"command": "rm -rf /", "session_id": "p1"}
+    first = loop_check(ask, None)  # type: ignore[arg-type]
+    assert first["action"] == "block" and "risky command" in first["reason"]
+    assert "Ask the owner first" in first["reason"]
+    assert loop_check(ask, None)["action"] == "allow"  # type: ignore[arg-type]
+    assert loop_check({"command": "ls", "session_id": "p1"}, None)["action"] == "allow"  # type: ignore[arg-type]

@@ -203,3 +203,22 @@ def test_gemini_compaction_reads_gemini_s_own_chat_recording(project: Path) -> N
     fire(gemini, project, "PreCompress", trigger="auto", transcript_path=str(chat))
     first = json.loads(fire(gemini, project, "BeforeAgent", prompt="continue", timestamp="1")[1])
     assert "Never push to main." in first["hookSpecificOutput"]["additionalContext"]
+
+
+def test_gemini_refuses_a_risky_command_once_then_lets_the_owner_s_yes_through(
+    project: Path,
+) -> None:
+    """Forced fix: Gemini cannot ask, and the command was denied for good, whatever the
+    owner said."""
+
+    def attempt(command: str, session: str = "s1") -> str:
+        payload = {"tool_name": "run_shell_command", "tool_input": {"command": command}}
+        out = io.StringIO()
+        body = {"session_id": session, "cwd": str(project), "hook_event_name": "BeforeTool"}
+        gemini.run(io.BytesIO(json.dumps({**body, **payload}).encode()), out, io.StringIO(), env={})
+        return json.loads(out.getvalue())["decision"] if out.getvalue() else "allow"
+
+    assert attempt("git push --force origin feature") == "deny"
+    assert attempt("git push --force origin feature") == "allow"  # asked, and back again
+    assert attempt("git push --force origin main") == "deny"  # another command: asked anew
+    assert attempt("git push --force origin feature", session="s2") == "deny"

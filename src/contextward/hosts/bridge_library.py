@@ -30,7 +30,9 @@ from ..brief.state_block import state_block as render_state_block
 from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
+from ..guard.confirm import ASK_FIRST, first_attempt
 from ..guard.loops import check, record_outcome
+from ..guard.risky import assess_command
 from ..inspect import (
     InspectionResult,
     Message,
@@ -43,8 +45,10 @@ from ..redact import mask
 from ..state import session_end, session_start, tool_called
 from ..state.project import StateProject
 from ..store import Store, project_root
+from ..store.config import load_config
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError
+from .hooks import UNANALYSED
 
 #: Inspections kept for a following ``guidance`` call, most recent last.
 CACHE_SIZE: Final = 8
@@ -287,15 +291,35 @@ class HostCandidates:
 
 
 def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
-    """Allow or block a shell command by its failing streak (the loop brake)."""
+    """Allow or block a shell command: by its failing streak (the loop brake), and a risky
+    one once per session (pi and OpenCode cannot ask the owner; ``guard.confirm``)."""
     command = _text(request, "command")
-    decision = check(command, session_id=_session(request))
+    session = _session(request)
+    decision = check(command, session_id=session)
+    action, reason = ("allow" if decision.allowed else "block"), decision.reason
+    if decision.allowed and (risky := _risky(command)):
+        with Store.open(project_root()) as store:
+            if first_attempt(store, command, session_id=session):
+                action, reason = "block", f"{risky}. {ASK_FIRST}."
     return {
-        "action": "allow" if decision.allowed else "block",
-        "reason": mask(decision.reason),
+        "action": action,
+        "reason": mask(reason),
         "prior_failures": decision.prior_failures,
         "threshold": decision.threshold,
     }
+
+
+def _risky(command: str) -> str:
+    """Why ``command`` should be put to the owner ("" when it need not, or the owner turned
+    the question off with ``risk_confirm = false``)."""
+    if not load_config(project_root()).risk_confirm:
+        return ""
+    verdict = assess_command(command)
+    if verdict.risky:
+        return "contextward: risky command: " + "; ".join(
+            dict.fromkeys(f.reason for f in verdict.findings)
+        )
+    return "" if verdict.exact else UNANALYSED
 
 
 def command_outcome(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:

@@ -53,9 +53,18 @@ def _before_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     if not isinstance(command, str):
         return hooks.SILENT
     reply = hooks.pre_shell(session, command)
-    if reply.decision == "ask":
-        return Reply(decision="deny", reason=f"{reply.reason}. Ask the owner before running it.")
-    return reply
+    if reply.decision != "ask":
+        return reply
+    # Gemini cannot ask the owner: refused once, then let through when the agent comes
+    # back with the same command (after asking). A store that cannot say refuses.
+    from ..guard.confirm import ASK_FIRST, first_attempt
+
+    try:
+        with session.open() as store:
+            first = first_attempt(store, command, session_id=session.session_id)
+    except Exception:
+        first = True
+    return Reply(decision="deny", reason=f"{reply.reason}. {ASK_FIRST}.") if first else hooks.SILENT
 
 
 #: How Gemini CLI's shell tool reports its outcome in ``llmContent``: "Exit Code: 1",
