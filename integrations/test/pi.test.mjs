@@ -97,6 +97,23 @@ test("session_before_compact hands guidance to pi's own compact(), with the host
   assert.equal(thinkingLevel, "medium");
 });
 
+test("the compaction inspects the messages as the session's, so a later segment has no goal of its own", async (t) => {
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const seen = [];
+  const send = client.request.bind(client);
+  client.request = (operation, body, options) => {
+    seen.push([operation, body]);
+    return send(operation, body, options);
+  };
+  await pi.fire("session_before_compact", compactEvent("Focus on auth."), fakeContext());
+  const inspect = seen.find(([operation]) => operation === "inspect");
+  assert.ok(inspect, "the messages were inspected");
+  assert.equal(inspect[1].session_id, "pi-session-1");
+});
+
 test("uncertain items are put to the owner when pi has a UI", async (t) => {
   const pi = fakePi();
   const { calls, fns } = fakeFunctions();

@@ -247,7 +247,9 @@ export function registerContextward(
           try {
             inspection = await client.request<Inspection>(
               "inspect",
-              { messages, provider_timeout_ms: 60_000 },
+              // With the session named, the first owner message after an earlier
+              // compaction is read as a message of an ongoing session, not its goal.
+              { messages, provider_timeout_ms: 60_000, session_id: sessionId(ctx) },
               { provider: useProvider, timeoutMs: useProvider ? 90_000 : 30_000, signal: event.signal },
             );
           } finally {
