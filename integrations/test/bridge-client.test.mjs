@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { BridgeClient, BridgeFailure, failOpen } from "../dist/bridge-client/src/client.js";
+import { BridgeClient, BridgeFailure, MAX_FRAME_BYTES, failOpen, fitToFrame } from "../dist/bridge-client/src/client.js";
 import { MESSAGES, project } from "./helpers.mjs";
 
 test("ping and version round trip through the real bridge", async (t) => {
@@ -88,4 +88,21 @@ test("a bridge that exits rejects what was pending, and the next request starts 
   assert.equal((await client.request("ping")).pong, true);
   client.close();
   assert.equal((await client.request("ping")).pong, true);
+});
+
+test("a long session is fitted to one frame: the opening and the newest messages, each bounded", () => {
+  const opening = { id: "m1", role: "user", content: "Goal: ship OAuth. Never push to main." };
+  const middle = Array.from({ length: 60 }, (_, n) => ({ id: `m${n + 2}`, role: "tool", content: "x".repeat(60_000) }));
+  const huge = { id: "m99", role: "tool", content: "start " + "y".repeat(500_000) + " end" };
+  const newest = { id: "m100", role: "user", content: "Now fix the callback." };
+  const fitted = fitToFrame([opening, ...middle, huge, newest]);
+  const bytes = Buffer.byteLength(JSON.stringify(fitted), "utf8");
+  assert.ok(bytes < MAX_FRAME_BYTES - 200 * 1024, `${bytes} bytes`);
+  assert.equal(fitted[0], opening);
+  assert.deepEqual(fitted.slice(-1), [newest]);
+  const cut = fitted.find((m) => m.id === "m99");
+  assert.ok(cut.content.startsWith("start ") && cut.content.endsWith(" end") && cut.content.length < 101_000);
+  assert.ok(fitted.length < 63, "the oldest messages after the opening were left out");
+  const small = [opening, newest];
+  assert.deepEqual(fitToFrame(small), small);
 });

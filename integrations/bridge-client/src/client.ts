@@ -321,3 +321,36 @@ export async function failOpen<T>(
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Characters of one message's content that go into a frame: a tool output beyond this is
+ * cut in its middle (its start and end are what a reader of it needs). */
+export const MAX_MESSAGE_CHARS = 100_000;
+
+/**
+ * The messages that fit in one frame with room for the rest of the request (`budget`
+ * bytes): each content cut to `MAX_MESSAGE_CHARS`, then the oldest messages after the
+ * first left out until the rest fits. The first message (the owner's opening request)
+ * and the newest ones are what a compaction must see; a request over the frame cap would
+ * be refused whole, and the compaction would go on with no snapshot at all.
+ */
+export function fitToFrame<T extends { content: string }>(
+  messages: readonly T[],
+  budget: number = MAX_FRAME_BYTES - 256 * 1024,
+): T[] {
+  const cut = messages.map((message) => {
+    if (message.content.length <= MAX_MESSAGE_CHARS) return message;
+    const half = MAX_MESSAGE_CHARS / 2;
+    const content = `${message.content.slice(0, half)}\n[… cut by contextward to fit the bridge …]\n${message.content.slice(-half)}`;
+    return { ...message, content };
+  });
+  const size = (message: T) => Buffer.byteLength(JSON.stringify(message), "utf8") + 1;
+  const [first, ...rest] = cut;
+  if (first === undefined) return cut;
+  let total = cut.reduce((sum, message) => sum + size(message), 2);
+  let drop = 0;
+  while (total > budget && drop < rest.length - 1) {
+    total -= size(rest[drop] as T);
+    drop += 1;
+  }
+  return drop === 0 ? cut : [first, ...rest.slice(drop)];
+}

@@ -18,7 +18,7 @@
  */
 
 import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
-import { BridgeClient, failOpen, type BridgeOptions } from "../../bridge-client/src/client.ts";
+import { BridgeClient, failOpen, fitToFrame, type BridgeOptions } from "../../bridge-client/src/client.ts";
 
 export interface ContextwardOpenCodeOptions {
   /** Parts to leave out: any of "state", "compaction", "loops", "lifecycle". */
@@ -230,7 +230,8 @@ export const ContextwardPlugin: Plugin = async (input) => contextwardHooks(input
 /** The session's messages in the bridge's generic shape (DESIGN.md "Messages in"). */
 export async function sessionMessages(client: PluginInput["client"], sessionID: string): Promise<BridgeMessage[]> {
   const response = await client.session.messages({ path: { id: sessionID } });
-  return toBridgeMessages(sinceLastSummary(response.data ?? []));
+  // A long session must still fit one bridge frame: the opening and the newest.
+  return fitToFrame(toBridgeMessages(sinceLastSummary(response.data ?? [])));
 }
 
 type SessionMessage = {

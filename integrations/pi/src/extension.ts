@@ -25,7 +25,7 @@ import type {
 } from "@mariozechner/pi-coding-agent";
 import type { Api, AssistantMessage, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { CompactionResult } from "@mariozechner/pi-coding-agent";
-import { BridgeClient, failOpen, type BridgeOptions, type Json, type ProviderRequest } from "../../bridge-client/src/client.ts";
+import { BridgeClient, failOpen, fitToFrame, type BridgeOptions, type Json, type ProviderRequest } from "../../bridge-client/src/client.ts";
 
 /** pi's functions the extension calls; `index.ts` passes the real ones. */
 export interface PiFunctions {
@@ -239,7 +239,8 @@ export function registerContextward(
           if (!model) return undefined;
           const auth = await ctx.modelRegistry.getApiKeyAndHeaders(model);
           if (!auth.ok) return undefined;
-          const messages = toBridgeMessages(event.preparation.messagesToSummarize);
+          // A long session must still fit one bridge frame: the opening and the newest.
+          const messages = fitToFrame(toBridgeMessages(event.preparation.messagesToSummarize));
           if (messages.length === 0) return undefined;
           const useProvider = !off.has("provider");
           active = { ctx, apiKey: auth.apiKey, headers: auth.headers, signal: event.signal };
