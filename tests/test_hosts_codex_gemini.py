@@ -222,3 +222,17 @@ def test_gemini_refuses_a_risky_command_once_then_lets_the_owner_s_yes_through(
     assert attempt("git push --force origin feature") == "allow"  # asked, and back again
     assert attempt("git push --force origin main") == "deny"  # another command: asked anew
     assert attempt("git push --force origin feature", session="s2") == "deny"
+
+
+def test_codex_without_a_transcript_keeps_what_the_owner_said_across_compaction(
+    project: Path,
+) -> None:
+    """Forced fix: with `transcript_path: null` the snapshot held the project record only,
+    and an owner's rule said in a prompt was gone after the compaction."""
+    fire(codex, project, "SessionStart", source="startup")
+    fire(codex, project, "UserPromptSubmit", prompt="Never push directly to main; open a PR.")
+    fire(codex, project, "UserPromptSubmit", prompt="ok, continue")
+    assert fire(codex, project, "PreCompact", trigger="auto", transcript_path=None)[1] == ""
+    fire(codex, project, "PostCompact", trigger="auto")
+    restore = json.loads(fire(codex, project, "SessionStart", source="compact")[1])
+    assert "Never push directly to main" in restore["hookSpecificOutput"]["additionalContext"]

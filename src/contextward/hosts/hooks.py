@@ -44,6 +44,9 @@ MAX_DELTA = 1500
 #: PreCompact reads at most the last this many bytes of a transcript (32 MiB: about
 #: 3 s typical and 12 s for the densest prose at the measured rates).
 TRANSCRIPT_TAIL = 32 << 20
+#: At most this many of the session's recorded owner prompts stand in for a transcript
+#: a compaction hook could not read.
+MAX_PROMPTS_IN_PLACE = 200
 #: Commands whose outcome is evidence (a test or build run), matched on the first words.
 _TEST_COMMAND = re.compile(
     r"(?:^|[;&|]\s*|\s)(?:pytest|py\.test|tox|nox|go test|cargo test|cargo nextest|npm (?:run )?test"
@@ -317,11 +320,11 @@ def pre_compact(
 ) -> Reply:
     """Snapshot what must survive (stored) and hand the guidance to the summariser."""
     from ..compaction import capture
-    from ..inspect import InspectError, open_transcript
+    from ..inspect import InspectError, Message, open_transcript
 
     label = f"{session.host}:{trigger}"
     with session.open() as store, contextlib.ExitStack() as stack:
-        messages: Iterable[Message] = ()  # no transcript to read: the project record alone
+        messages: Iterable[Message] | None = None
         if isinstance(transcript_path, str) and transcript_path:
             try:
                 stream = stack.enter_context(open_regular(transcript_path))  # never a FIFO
@@ -330,7 +333,12 @@ def pre_compact(
             except (OSError, InspectError):
                 # An unreadable, empty or unrecognised transcript must not cost the
                 # snapshot of the project record, which is what matters most.
-                messages = ()
+                messages = None
+        if messages is None:
+            # No transcript to read: what the owner said in this session, as the prompt
+            # hooks recorded it, stands in for it ("never push to main" must survive).
+            said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
+            messages = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
         taken = capture(
             store, messages, session_id=session.session_id, label=label, env=session.env
         )
