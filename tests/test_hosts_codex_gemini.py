@@ -236,3 +236,12 @@ def test_codex_without_a_transcript_keeps_what_the_owner_said_across_compaction(
     fire(codex, project, "PostCompact", trigger="auto")
     restore = json.loads(fire(codex, project, "SessionStart", source="compact")[1])
     assert "Never push directly to main" in restore["hookSpecificOutput"]["additionalContext"]
+
+
+def test_gemini_restores_when_the_compression_is_the_first_event_it_sees(project: Path) -> None:
+    """Forced fix: with SessionStart off (or timed out, or hooks added mid-session), the
+    restore block was never delivered."""
+    path = write_transcript(project)
+    fire(gemini, project, "PreCompress", trigger="auto", transcript_path=str(path))
+    first = json.loads(fire(gemini, project, "BeforeAgent", prompt="continue", timestamp="1")[1])
+    assert "Never push to main." in first["hookSpecificOutput"]["additionalContext"]

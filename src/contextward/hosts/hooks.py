@@ -342,6 +342,7 @@ def pre_compact(
         taken = capture(
             store, messages, session_id=session.session_id, label=label, env=session.env
         )
+        _session_data(store, session)
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
     return Reply(plain=bounded(taken.guidance))
 
@@ -382,6 +383,7 @@ def summary_seen(session: Session, summary: str, *, source: str) -> Reply:
 def mark_restore_due(session: Session) -> None:
     """For hosts without a post-compaction session start: restore on the next prompt."""
     with session.open() as store:
+        _session_data(store, session)  # a compaction may be the first event a session shows
         store.sessions.update(session.session_id, {"restore_due": True})
 
 
