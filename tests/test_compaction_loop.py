@@ -626,3 +626,14 @@ def test_a_rule_the_owner_made_an_exception_to_is_restated_with_the_leave_beside
     check_summary(store, "No new dependencies, except requests.", session_id="t")
     plan = plan_restore(store, session_id="t")
     assert said[1].text in {i.content for i in plan.items} and plan.since == {}
+
+
+def test_the_restore_block_hands_the_model_words_only(store: Store) -> None:
+    """Forced fix: an escape sequence and a bidi override in an item reached the model
+    through the bridge's and Codex's restore block (the CLI cleaned them)."""
+    rule = "Never push to \x1b[31mmain\x1b[0m; \u202eopen a PR\u202c first.\u200b"
+    capture(store, [Message("u1", "user", rule)], session_id="s")
+    check_summary(store, "Nothing about it.", session_id="s")
+    text = render_restore(plan_restore(store, session_id="s"))
+    assert "Never push to main; open a PR first." in text
+    assert not any(ch in text for ch in "\x1b\u202e\u202c\u200b")

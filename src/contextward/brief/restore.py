@@ -20,7 +20,7 @@ from ..core.anchors import cue_counts, prepare
 from ..core.errors import ContextGuardError
 from ..core.facts import EXCEPTED, key_sets
 from ..core.item import STANDING
-from ..printable import counted
+from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Record, Store
 
@@ -271,11 +271,11 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
         if item.id in plan.agent:
             notes.append("the agent's word, not the owner's")  # "I suggest we raise it to 2000"
         note = f" ({'; '.join(notes)})" if notes else ""
-        line = f"- [{item.kind}]{note} {' '.join(mask(item.content).split())}"
+        line = f"- [{item.kind}]{note} {one_line(mask(item.content))}"
         if item.id in plan.in_place_of:
-            line += f' (in place of: "{" ".join(plan.in_place_of[item.id].split())[:200]}")'
+            line += f' (in place of: "{one_line(plan.in_place_of[item.id])[:200]}")'
         if item.id in plan.since:
-            later = " ".join(mask(plan.since[item.id].content).split())[:200]
+            later = one_line(mask(plan.since[item.id].content))[:200]
             word = (
                 "allowed"
                 if plan.statuses.get(item.id) == "changed" and item.kind != "goal"
@@ -307,6 +307,6 @@ def render_replaced(plan: RestorePlan) -> str:
         "follows in their place:"
     ]
     for old, new in plan.replaced:
-        lines.append(f"- [{old.kind}] {' '.join(mask(old.content).split())}")
-        lines.append(f"  later: [{new.kind}] {' '.join(mask(new.content).split())}")
+        lines.append(f"- [{old.kind}] {one_line(mask(old.content))}")
+        lines.append(f"  later: [{new.kind}] {one_line(mask(new.content))}")
     return "\n".join(lines)
