@@ -114,7 +114,12 @@ def test_a_prompt_injects_at_most_a_small_delta(project: Path) -> None:
     _hook(project, {"hook_event_name": "SessionStart", "source": "startup"})
     _flood(project)  # everything changed since the brief
     out, _ = _hook(project, {"hook_event_name": "UserPromptSubmit", "prompt": "go on"})
-    assert 0 < len(_context(out)) <= MAX_DELTA
+    delta = _context(out)
+    assert 0 < len(delta) <= MAX_DELTA
+    # Cut at a line's end and said so in contextward's own words (the cap is ours).
+    kept, note = delta.rsplit("\n", 1)
+    assert note == "(cut to stay short: run `contextward brief` for the rest)"
+    assert all(line.strip() for line in kept.splitlines())
 
 
 def test_precompact_guidance_and_the_restore_block_are_bounded(project: Path) -> None:

@@ -151,10 +151,16 @@ def text_field(payload: Mapping[str, Any], key: str) -> str:
 
 
 def bounded(text: str, limit: int = MAX_INJECT) -> str:
+    """``text`` within ``limit`` characters, cut at the end of a line (else of a word),
+    saying so."""
     if len(text) <= limit:
         return text
-    note = "\n(cut to fit the host's limit: run `contextward brief` for the rest)"
-    return text[: limit - len(note)] + note
+    note = "\n(cut to stay short: run `contextward brief` for the rest)"
+    head = text[: limit - len(note)]
+    end = head.rfind("\n")
+    if end < len(head) // 2:
+        end = head.rfind(" ")  # one long line: end on a word
+    return (head[:end] if end > 0 else head).rstrip() + note
 
 
 def session_start(session: Session, *, source: str) -> Reply:
