@@ -173,6 +173,16 @@ test("session.idle and session.created are recorded", async (t) => {
   assert.deepEqual(again, { recorded: true });
 });
 
+test("every tool call is recorded once, so the state block counts them", async (t) => {
+  const { hooks, bridge } = plugin(t);
+  const input = { sessionID: "ses_t", args: { filePath: "a.ts" } };
+  for (const callID of ["r1", "r2", "r2"]) {
+    await hooks["tool.execute.after"]({ ...input, tool: "read", callID }, { title: "", output: "", metadata: {} });
+  }
+  const { text } = await bridge.request("state_block", { session_id: "ses_t" });
+  assert.match(text, /2 tool calls/);
+});
+
 test("dispose lets a session.idle record in flight finish before closing the bridge", async (t) => {
   const original = console.error;
   const errors = [];

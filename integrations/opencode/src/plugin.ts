@@ -162,8 +162,26 @@ export function contextwardHooks(
       );
       if (verdict?.action === "block") throw new LoopBrakeRefusal(verdict.reason);
     };
+  }
+
+  if (!off.has("loops") || !off.has("lifecycle")) {
     hooks["tool.execute.after"] = async (hookInput, output) => {
-      if (hookInput.tool !== "bash") return;
+      if (!off.has("lifecycle")) {
+        // Every tool call, once by its id: the state block counts them.
+        await failOpen(
+          "tool call",
+          () =>
+            bridge.request("record_event", {
+              event: "tool_call",
+              session_id: hookInput.sessionID,
+              tool: hookInput.tool,
+              key: hookInput.callID,
+            }),
+          undefined,
+          log,
+        );
+      }
+      if (off.has("loops") || hookInput.tool !== "bash") return;
       const command = (hookInput.args as { command?: unknown } | undefined)?.command;
       const exit = (output.metadata as { exit?: unknown } | undefined)?.exit;
       if (typeof command !== "string" || typeof exit !== "number" || !Number.isInteger(exit)) return;
