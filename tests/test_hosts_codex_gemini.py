@@ -245,3 +245,26 @@ def test_gemini_restores_when_the_compression_is_the_first_event_it_sees(project
     fire(gemini, project, "PreCompress", trigger="auto", transcript_path=str(path))
     first = json.loads(fire(gemini, project, "BeforeAgent", prompt="continue", timestamp="1")[1])
     assert "Never push to main." in first["hookSpecificOutput"]["additionalContext"]
+
+
+def test_codex_apply_patch_counts_the_files_it_touches(project: Path) -> None:
+    """Forced fix: three apply_patch calls read "3 tool calls, 0 files modified"."""
+    from contextward.state import session_record
+
+    patch = (
+        "*** Begin Patch\n*** Add File: src/app.py\n+print('hi')\n"
+        "*** Update File: README.md\n@@\n-old\n+new\n*** End Patch\n"
+    )
+    for n, tool_input in enumerate(({"input": patch}, {"command": ["apply_patch", patch]})):
+        fire(
+            codex,
+            project,
+            "PostToolUse",
+            tool_name="apply_patch",
+            tool_use_id=f"p{n}",
+            tool_input=tool_input,
+            tool_response={"exit_code": 0},
+        )
+    with Store.open(project) as store:
+        record = session_record(store, "s1")
+    assert record is not None and sorted(record.files) == ["README.md", "src/app.py"]

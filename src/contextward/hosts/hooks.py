@@ -315,10 +315,38 @@ def post_tool(
                     store, command, code, source=session.host, session_id=session.session_id
                 )
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
-        if isinstance(path, str) and path and not failed:
+        paths = [path] if isinstance(path, str) and path else _patched(tool_input)
+        if paths and not failed:
             project = StateProject.open(session.root)
-            file_modified(store, session.session_id, path, project=project)
+            for one in paths:
+                file_modified(store, session.session_id, one, project=project)
     return SILENT
+
+
+#: The file lines of a patch as Codex's ``apply_patch`` writes it.
+_PATCH_FILE = re.compile(
+    r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M
+)
+
+
+def _patched(tool_input: Mapping[str, object]) -> list[str]:
+    """The files a patch in ``tool_input`` touches ("*** Update File: src/app.py")."""
+    texts = [v for v in tool_input.values() if isinstance(v, str)]
+    texts += [
+        v
+        for value in tool_input.values()
+        if isinstance(value, list)
+        for v in value
+        if isinstance(v, str)
+    ]
+    return list(
+        dict.fromkeys(
+            m.group(1) or m.group(2)
+            for text in texts
+            if "*** Begin Patch" in text
+            for m in _PATCH_FILE.finditer(text)
+        )
+    )
 
 
 def pre_compact(
