@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,24 @@ def test_a_host_set_up_by_hand_is_pointed_to_its_page(repo: Path, host: str, sai
         assert code == 2 and out == "" and err.count("\n") == 1
         assert err.endswith(f"only claude is installed by this command ({said})\n")
     assert not (repo / ".claude").exists()
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini"])
+def test_the_fast_hook_command_for_another_host_answers_as_the_cli_does(
+    host: str, tmp_path: Path
+) -> None:
+    printed = CliRunner().invoke(main, ["hook", host, "--print-command"])
+    assert printed.exit_code == 0
+    payload = json.dumps(
+        {
+            "hook_event_name": "PreToolUse" if host == "codex" else "BeforeTool",
+            "session_id": "s",
+            "cwd": str(tmp_path),
+            "tool_name": "Bash" if host == "codex" else "run_shell_command",
+            "tool_input": {"command": "rm -rf /"},
+        }
+    )
+    done = subprocess.run(
+        shlex.split(printed.output), input=payload, capture_output=True, text=True, check=True
+    )
+    assert "risky command" in done.stdout

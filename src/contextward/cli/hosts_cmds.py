@@ -19,11 +19,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @click.command("hook")
 @click.argument("host", type=click.Choice(HOSTS))
-def hook(host: str) -> None:
+@click.option(
+    "--print-command",
+    is_flag=True,
+    help="Print the fast command to put in the host's hook configuration, and exit.",
+)
+def hook(host: str, print_command: bool) -> None:
     """Answer one hook payload from HOST on stdin (what the installed hooks run).
 
     Always exits 0: an internal error writes one line to stderr and injects nothing.
+    With --print-command, print the command a host's hook configuration should run
+    instead: the same answers, started without the CLI (about 10 ms, not 200).
     """
+    if print_command:
+        from ..hosts.claude_install import hook_command
+
+        click.echo(hook_command(host=host))
+        return
     from ..hosts import claude_code, codex, gemini
 
     adapter = {"claude": claude_code, "codex": codex, "gemini": gemini}[host]
