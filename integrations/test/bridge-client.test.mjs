@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { BridgeClient, BridgeFailure, MAX_FRAME_BYTES, failOpen, fitToFrame } from "../dist/bridge-client/src/client.js";
+import { BridgeClient, BridgeFailure, MAX_FRAME_BYTES, bridgeCommand, failOpen, fitToFrame } from "../dist/bridge-client/src/client.js";
 import { MESSAGES, project } from "./helpers.mjs";
 
 test("ping and version round trip through the real bridge", async (t) => {
@@ -105,4 +105,14 @@ test("a long session is fitted to one frame: the opening and the newest messages
   assert.ok(fitted.length < 63, "the oldest messages after the opening were left out");
   const small = [opening, newest];
   assert.deepEqual(fitToFrame(small), small);
+});
+
+test("CONTEXTWARD_BRIDGE keeps a quoted path with spaces in one word", () => {
+  assert.deepEqual(bridgeCommand({ CONTEXTWARD_BRIDGE: '"/Users/me/My Tools/contextward" bridge --stdio' }), [
+    "/Users/me/My Tools/contextward",
+    "bridge",
+    "--stdio",
+  ]);
+  assert.deepEqual(bridgeCommand({ CONTEXTWARD_BRIDGE: "cw bridge  --stdio" }), ["cw", "bridge", "--stdio"]);
+  assert.deepEqual(bridgeCommand({ CONTEXTWARD_BIN: "/My Tools/cw" }), ["/My Tools/cw", "bridge", "--stdio"]);
 });

@@ -67,12 +67,15 @@ interface Pending {
 }
 
 /**
- * The command that starts the bridge: `$CONTEXTWARD_BRIDGE` (split on spaces,
- * e.g. `/repo/.venv/bin/contextward bridge --stdio`), else `contextward bridge --stdio`.
+ * The command that starts the bridge: `$CONTEXTWARD_BRIDGE` (split into words as a shell
+ * would, quotes kept together: `"/Users/me/My Tools/contextward" bridge --stdio`), else
+ * `$CONTEXTWARD_BIN bridge --stdio`, else `contextward bridge --stdio`.
  */
 export function bridgeCommand(env: NodeJS.ProcessEnv = process.env): string[] {
   const custom = env.CONTEXTWARD_BRIDGE?.trim();
-  if (custom) return custom.split(/\s+/);
+  if (custom) {
+    return [...custom.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+  }
   const program = env.CONTEXTWARD_BIN?.trim() || "contextward";
   return [program, "bridge", "--stdio"];
 }
