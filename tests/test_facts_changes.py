@@ -521,3 +521,14 @@ def test_an_exception_added_to_a_rule_is_a_change(item: str, summary: str, reaso
     found = judge(item, summary)[1]
     assert found.startswith(reason)
     assert (found == "changed: exception added") == (reason == "changed")
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [("not 0 to $500", "not 1 to $500"), ("not 0 to Friday", "not 1 to Friday")],
+)
+def test_a_not_before_a_range_or_beside_another_kind_names_no_old_value(
+    item: str, summary: str
+) -> None:
+    """Found by the property test: "not N" read as an old value let a changed N pass."""
+    assert judge(item, summary, "fact")[0] != "preserved"

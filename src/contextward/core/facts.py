@@ -96,7 +96,9 @@ class Region:
 #: A value the item itself names as the old one, in so many words: "instead of 8", "not
 #: 8", "100 is too high", "100 太高了" (a bare transition, "0 to 500", may be a range).
 _NAMED_OLD = re.compile(
-    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d[\d.,]*)|"
+    # "instead of 8", "404, not 403": a number named as the old one, not one end of a
+    # range ("not 0 to $500" names no old value).
+    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d[\d.,]*)(?![\w%]*\s*(?:to|-|–|~)\s*[$€£¥]?\d)|"
     r"(?<![\w.])[$€£¥]?(\d[\d.,]*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太)"
 )
 
@@ -135,7 +137,14 @@ class Profile:
         # An old value the item itself names ("instead of 8", "100 is too high", "from 500
         # to 800") is not one a summary must repeat: only the current ones are anchors.
         faulted = {m[1] or m[2] for m in _NAMED_OLD.finditer(lowered)}
-        gone = {v.number for v in values if v.stale and v.number in faulted}
+        # Only beside a current value of its kind: "not 0 to Friday" names no old count.
+        gone = {
+            v.number
+            for v in values
+            if v.stale
+            and v.number in faulted
+            and any(h.kind == v.kind and h.number not in faulted for h in values)
+        }
         held = {value.number for value in values if value.number not in gone}
         old = {VALUE_PREFIX + number for number in gone - held}
         values = tuple(value for value in values if value.number not in gone) if held else values
