@@ -108,8 +108,8 @@ test("a long session is fitted to one frame: the opening and the newest messages
 });
 
 test("CONTEXTWARD_BRIDGE keeps a quoted path with spaces in one word", () => {
-  assert.deepEqual(bridgeCommand({ CONTEXTWARD_BRIDGE: '"/Users/me/My Tools/contextward" bridge --stdio' }), [
-    "/Users/me/My Tools/contextward",
+  assert.deepEqual(bridgeCommand({ CONTEXTWARD_BRIDGE: '"/opt/My Tools/contextward" bridge --stdio' }), [
+    "/opt/My Tools/contextward",
     "bridge",
     "--stdio",
   ]);

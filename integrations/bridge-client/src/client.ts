@@ -68,7 +68,7 @@ interface Pending {
 
 /**
  * The command that starts the bridge: `$CONTEXTWARD_BRIDGE` (split into words as a shell
- * would, quotes kept together: `"/Users/me/My Tools/contextward" bridge --stdio`), else
+ * would, quotes kept together: `"/opt/My Tools/contextward" bridge --stdio`), else
  * `$CONTEXTWARD_BIN bridge --stdio`, else `contextward bridge --stdio`.
  */
 export function bridgeCommand(env: NodeJS.ProcessEnv = process.env): string[] {
