@@ -155,6 +155,14 @@ def test_doctor_names_temporary_files_left_by_a_killed_write(project: Path) -> N
     assert (project / ".STATE.md.k3j9.tmp").exists()  # reported, never deleted
 
 
+def test_doctor_warns_of_a_state_file_too_large_to_read(project: Path) -> None:
+    run("init")
+    with (project / "STATE.md").open("wb") as handle:
+        handle.truncate(33 * 2**20)  # sparse: no 33 MiB written
+    code, out, _ = run("doctor")
+    assert code == 1 and "state_too_large: STATE.md is 33 MiB, over the 32 MiB" in out
+
+
 def test_doctor_without_a_store(project: Path) -> None:
     code, out, _ = run("doctor")
     assert code == 0 and "store_missing" in out

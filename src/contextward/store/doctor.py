@@ -82,6 +82,7 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
         return DoctorReport(root, tuple(findings))
     findings += _gitignore(directory)
     findings += _stale_temps(root, [directory, (root / config.state_file).parent])
+    findings += _state_size(root / config.state_file)
     try:
         with Store.open(root, create=False, retention=config.retention()) as store:
             findings += _database(store)
@@ -119,6 +120,28 @@ def _stale_temps(root: Path, folders: list[Path]) -> list[Finding]:
             "replace is intact, so it can be deleted",
         )
         for path in sorted(found)
+    ]
+
+
+def _state_size(path: Path) -> list[Finding]:
+    """A STATE.md too large to read: every checkpoint and state block fails until it is
+    trimmed (nothing is lost; it is never overwritten)."""
+    from ..state.file import MAX_BYTES  # the state layer imports the store
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return []
+    if size <= MAX_BYTES:
+        return []
+    return [
+        Finding(
+            "warning",
+            "state_too_large",
+            f"{path.name} is {size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB the "
+            "state layer reads: checkpoints and the state block fail until it is trimmed "
+            "(move its old Log entries elsewhere)",
+        )
     ]
 
 
