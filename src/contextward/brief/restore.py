@@ -128,11 +128,12 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     # owner since, which supersession missed (restating it was measured to undo more
     # replacements than it saved from summary errors: bench/restore_probe.py).
     failures = set(report.get("criticalFailures", ()))
-    statuses = {
-        f.get("itemId"): f.get("status")
+    failed = {
+        f.get("itemId"): f
         for f in report.get("findings", ())
         if isinstance(f, dict) and f.get("itemId") in failures
     }
+    statuses = {item_id: f.get("status") for item_id, f in failed.items()}
     by_id = {item.id: item for item in snapshot.items}
     later = check.data.get(REPLACED_LATER)
     explained = {
@@ -140,17 +141,12 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         for old, new in (later.items() if isinstance(later, dict) else ())
         if old in failures and new in by_id
     }
-    reasons = {
-        f.get("itemId"): f.get("reason")
-        for f in report.get("findings", ())
-        if isinstance(f, dict) and f.get("itemId") in failures
-    }
     # A goal stands, and so does a rule the owner made an exception to: restated, with
     # the later statement beside them.
     since = {
         old: new
         for old, new in explained.items()
-        if by_id[old].kind == "goal" or reasons.get(old) == EXCEPTED
+        if by_id[old].kind == "goal" or failed.get(old, {}).get("reason") == EXCEPTED
     }
     replaced = {old: new for old, new in explained.items() if old not in since}
     items = tuple(item for item in snapshot.items if item.id in failures - set(replaced))
@@ -276,11 +272,8 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
             line += f' (in place of: "{one_line(plan.in_place_of[item.id])[:200]}")'
         if item.id in plan.since:
             later = one_line(mask(plan.since[item.id].content))[:200]
-            word = (
-                "allowed"
-                if plan.statuses.get(item.id) == "changed" and item.kind != "goal"
-                else "changed by"
-            )
+            # Beside a goal: what changed it; beside a rule: the owner's leave (``since``).
+            word = "changed by" if item.kind == "goal" else "allowed"
             line += f' (since {word}: "{later}")'
         if used + len(line) + 1 > max_chars - 120:
             break

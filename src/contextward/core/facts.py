@@ -644,18 +644,18 @@ def _compare(
     relevant = _relevant(parts, keyset, profile.clauses)
     item_cues = Counter(dict(profile.cues))
     region_cues: Counter[str] = Counter()
+    held = _held(profile)
     for clause in relevant:
         region_cues.update(dict(clause.cues))
         region_cues["neg"] -= _set_aside(clause, keyset)
         region_cues["turned_down"] += _turned_down(clause)
     # "(switched from Heroku)" anywhere in the region sets aside what the item turns down.
-    region_cues["turned_down"] += sum(_moved_from(clause, _held(profile)[1]) for clause in parts)
+    region_cues["turned_down"] += sum(_moved_from(clause, held[1]) for clause in parts)
     item_cues["neg"] -= sum(
         aside.cue("neg")
         for aside in _asides(profile, frozenset().union(*(c.keys for c in relevant)))
     )
 
-    held = _held(profile)
     if _revokes(index, window, keyset, _prohibits(profile), held) > item_cues[
         "revoke"
     ] or _revoked_after(index, window, keyset):

@@ -6,8 +6,9 @@ attempt of a risky command in a session is blocked, with a reason telling the ag
 to ask the owner and run the same command again if they agree; the identical command
 is then let through. A permanent refusal would leave the owner no way to approve it.
 
-Stores nothing of the command but a hash of its fingerprint (a command may hold a
-secret). Must never decide what is risky: ``guard.risky`` owns that.
+Also owns the question itself, for every host: why a command should be put to the
+owner (``question``). Stores nothing of the command but a hash of its fingerprint (a
+command may hold a secret). Must never decide what is risky: ``guard.risky`` owns that.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from .fingerprint import fingerprint
+from .risky import assess_command
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -24,6 +26,22 @@ if TYPE_CHECKING:
 REFUSED_EVENT = "risky_refused"
 #: What the agent is told besides why the command is risky.
 ASK_FIRST = "Ask the owner first; if they agree, run the same command again"
+#: Why a command that could not be fully analysed is put to the owner.
+UNANALYSED = (
+    "contextward: this command could not be fully analysed (too long, nested too deeply "
+    "or unbalanced quotes); check it before it runs"
+)
+
+
+def question(command: str) -> str:
+    """Why ``command`` should be put to the owner before it runs, or "" when it need not:
+    a risky command, or one padded past the analysis cap or nested deeper than followed
+    (which must not turn a destructive command into a silent one)."""
+    verdict = assess_command(command)
+    if verdict.risky:
+        reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
+        return f"contextward: risky command: {reasons}"
+    return "" if verdict.exact else UNANALYSED
 
 
 def first_attempt(store: Store, command: str, *, session_id: str | None) -> bool:
@@ -34,4 +52,12 @@ def first_attempt(store: Store, command: str, *, session_id: str | None) -> bool
     return store.events.add(REFUSED_EVENT, {}, key=key, session_id=session_id) is not None
 
 
-__all__ = ["ASK_FIRST", "REFUSED_EVENT", "first_attempt"]
+def refusal(store: Store, command: str, reason: str, *, session_id: str | None) -> str:
+    """For a host that cannot ask: the refusal to give on the session's first attempt of a
+    command ``reason`` puts to the owner, or "" to let it through (asked before)."""
+    if first_attempt(store, command, session_id=session_id):
+        return f"{reason}. {ASK_FIRST}."
+    return ""
+
+
+__all__ = ["ASK_FIRST", "REFUSED_EVENT", "UNANALYSED", "first_attempt", "question", "refusal"]

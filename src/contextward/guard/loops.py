@@ -97,14 +97,16 @@ RESET = "reset"
 def reset_loops(store: Store, commands: tuple[str, ...] = (), *, threshold: int = 3) -> list[str]:
     """Clear the streaks of ``commands`` (default: every failing one), in every session; the
     streak keys cleared. Owner-only: no tool the agent calls offers it."""
-    keys = (
-        [assess(storable(command)).streak_key for command in commands]
-        if commands
-        else [loop.streak_key for loop in open_loops(store, threshold=threshold, limit=200)]
+    keys = list(
+        dict.fromkeys(
+            [assess(storable(command)).streak_key for command in commands]
+            if commands
+            else [loop.streak_key for loop in open_loops(store, threshold=threshold, limit=200)]
+        )
     )
-    for key in dict.fromkeys(keys):
+    for key in keys:
         store.attempts.record(streak_key=key, fingerprint=key, outcome="success", source=RESET)
-    return list(dict.fromkeys(keys))
+    return keys
 
 
 def decide(

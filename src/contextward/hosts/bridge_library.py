@@ -30,9 +30,8 @@ from ..brief.state_block import state_block as render_state_block
 from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
-from ..guard.confirm import ASK_FIRST, first_attempt
+from ..guard.confirm import question, refusal
 from ..guard.loops import check, record_outcome
-from ..guard.risky import assess_command
 from ..inspect import (
     InspectionResult,
     Message,
@@ -48,7 +47,6 @@ from ..store import Store, project_root
 from ..store.config import load_config
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError
-from .hooks import UNANALYSED
 
 #: Inspections kept for a following ``guidance`` call, most recent last.
 CACHE_SIZE: Final = 8
@@ -297,29 +295,17 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
     session = _session(request)
     decision = check(command, session_id=session)
     action, reason = ("allow" if decision.allowed else "block"), decision.reason
-    if decision.allowed and (risky := _risky(command)):
+    why = question(command) if decision.allowed and load_config(project_root()).risk_confirm else ""
+    if why:
         with Store.open(project_root()) as store:
-            if first_attempt(store, command, session_id=session):
-                action, reason = "block", f"{risky}. {ASK_FIRST}."
+            if refused := refusal(store, command, why, session_id=session):
+                action, reason = "block", refused
     return {
         "action": action,
         "reason": mask(reason),
         "prior_failures": decision.prior_failures,
         "threshold": decision.threshold,
     }
-
-
-def _risky(command: str) -> str:
-    """Why ``command`` should be put to the owner ("" when it need not, or the owner turned
-    the question off with ``risk_confirm = false``)."""
-    if not load_config(project_root()).risk_confirm:
-        return ""
-    verdict = assess_command(command)
-    if verdict.risky:
-        return "contextward: risky command: " + "; ".join(
-            dict.fromkeys(f.reason for f in verdict.findings)
-        )
-    return "" if verdict.exact else UNANALYSED
 
 
 def command_outcome(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:

@@ -57,14 +57,14 @@ def _before_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         return reply
     # Gemini cannot ask the owner: refused once, then let through when the agent comes
     # back with the same command (after asking). A store that cannot say refuses.
-    from ..guard.confirm import ASK_FIRST, first_attempt
+    from ..guard.confirm import ASK_FIRST, refusal
 
     try:
         with session.open() as store:
-            first = first_attempt(store, command, session_id=session.session_id)
+            refused = refusal(store, command, reply.reason, session_id=session.session_id)
     except Exception:
-        first = True
-    return Reply(decision="deny", reason=f"{reply.reason}. {ASK_FIRST}.") if first else hooks.SILENT
+        refused = f"{reply.reason}. {ASK_FIRST}."
+    return Reply(decision="deny", reason=refused) if refused else hooks.SILENT
 
 
 #: How Gemini CLI's shell tool reports its outcome in ``llmContent``: "Exit Code: 1",

@@ -53,11 +53,6 @@ _TEST_COMMAND = re.compile(
     r"|pnpm (?:run )?test|yarn test|bun test|make (?:test|check)|mvn (?:test|verify)|gradle test"
     r"|ctest|rspec|phpunit|jest|vitest|mocha|python -m (?:pytest|unittest)|node --test|dotnet test)\b"
 )
-#: Why a command that could not be fully analysed is put to the owner.
-UNANALYSED = (
-    "contextward: this command could not be fully analysed (too long, nested too deeply "
-    "or unbalanced quotes); check it before it runs"
-)
 _EXIT_CODE = re.compile(r"[Ee]xit code (\d{1,3})")
 
 Decision = Literal["deny", "ask"]
@@ -238,8 +233,9 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
 
 def pre_shell(session: Session, command: str) -> Reply:
     """Loop brake first (deny), then risky commands (ask); benign commands get silence."""
+    from ..guard.confirm import question
     from ..guard.loops import decide, record_refusal
-    from ..guard.risky import MAX_COMMAND_CHARS, assess_command
+    from ..guard.risky import MAX_COMMAND_CHARS
     from ..store.config import Config, load_config
 
     if not command.strip():
@@ -248,16 +244,9 @@ def pre_shell(session: Session, command: str) -> Reply:
         cfg = load_config(session.root, env=session.env)
     except Exception:
         cfg = None  # a config that cannot be read: the defaults, asking included
-    verdict = assess_command(command)
-    if cfg is not None and not cfg.risk_confirm:
-        ask = SILENT  # the owner turned the question off; the brake still stands
-    elif verdict.risky:
-        reasons = "; ".join(dict.fromkeys(f.reason for f in verdict.findings))
-        ask = Reply(decision="ask", reason=f"contextward: risky command: {reasons}")
-    else:
-        # Padding a command past the analysis cap or nesting it deeper than we follow
-        # must not turn a destructive command into a silent one.
-        ask = SILENT if verdict.exact else Reply(decision="ask", reason=UNANALYSED)
+    # The owner may turn the question off (``risk_confirm = false``); the brake still stands.
+    why = question(command) if cfg is None or cfg.risk_confirm else ""
+    ask = Reply(decision="ask", reason=why) if why else SILENT
     if len(command) > MAX_COMMAND_CHARS:
         # Asked about whatever the brake would say: a command of megabytes must not cost
         # the host's timeout to fingerprint.
