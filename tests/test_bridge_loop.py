@@ -3,6 +3,8 @@ and provider mode (provider_request / provider_response), over real pipes."""
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -107,7 +109,9 @@ def test_a_slow_operation_times_out_and_the_loop_goes_on(bridge: InProcessBridge
     assert any("timed out" in line for line in bridge.log)
 
 
-@pytest.mark.parametrize("timeout_ms", [0, -1, "10", True, None])
+@pytest.mark.parametrize(
+    "timeout_ms", [0, -1, "10", True, None, 600_001, pytest.param(10**400, id="huge")]
+)
 def test_a_bad_timeout_is_an_invalid_request(bridge: InProcessBridge, timeout_ms: object) -> None:
     frame = request("t", "echo", value=1)
     frame["timeout_ms"] = timeout_ms
@@ -116,6 +120,53 @@ def test_a_bad_timeout_is_an_invalid_request(bridge: InProcessBridge, timeout_ms
         assert answer["ok"] is True
     else:
         assert (answer["ok"], answer["code"]) == (False, "invalid_request")
+        if type(timeout_ms) is int and timeout_ms > 0:
+            assert answer["error"] == "timeout_ms must be at most 600000"
+
+
+def test_the_longest_timeout_is_accepted(bridge: InProcessBridge) -> None:
+    frame = request("t", "echo", value=1)
+    frame["timeout_ms"] = 600_000
+    assert bridge.call(frame)["ok"] is True
+
+
+class _SlowLog:
+    """A log stream that yields between writes, as a pipe to a busy reader does."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        for char in text:
+            self.text += char
+            time.sleep(0)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_log_lines_from_many_threads_are_never_interleaved() -> None:
+    from contextward.hosts.bridge import Bridge, _Call
+
+    log = _SlowLog()
+    with open(os.devnull, "wb") as sink:
+        bridge = Bridge(registry(), sink, log=log)
+        calls = [_Call(f"r{n}", "echo") for n in range(8)]
+        threads = [
+            threading.Thread(target=bridge._note, args=("timed out after 0.3 s", call))
+            for call in calls
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    lines = log.text.splitlines(keepends=True)
+    assert len(lines) == 8
+    assert all(
+        re.fullmatch(r"contextward bridge: echo \(request r\d\): timed out after 0\.3 s\n", line)
+        for line in lines
+    )
 
 
 def test_requests_in_flight_are_capped_and_ids_are_unique(bridge: InProcessBridge) -> None:

@@ -1,5 +1,8 @@
 // The shared bridge client against the real Python bridge.
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 
 import { BridgeClient, BridgeFailure, MAX_FRAME_BYTES, bridgeCommand, failOpen, fitToFrame } from "../dist/bridge-client/src/client.js";
@@ -70,6 +73,42 @@ test("a bridge that never answers times out", async (t) => {
   t.after(() => client.close());
   await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
 });
+
+test("a bridge that hangs is stopped; after two hangs in a row requests fail at once", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "cw-hang-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const pids = join(dir, "pids");
+  const script = `require("fs").appendFileSync(${JSON.stringify(pids)}, process.pid + "\\n"); setInterval(() => {}, 1000)`;
+  const lines = [];
+  const client = new BridgeClient({ command: [process.execPath, "-e", script], timeoutMs: 200, log: (line) => lines.push(line) });
+  t.after(() => client.close());
+  await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
+  await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
+  const started = readFileSync(pids, "utf8").trim().split("\n").map(Number);
+  assert.equal(started.length, 2, "each hang is stopped and the next request starts a new bridge");
+  for (const pid of started) await gone(pid);
+  await assert.rejects(client.request("ping"), (error) => error.code === "bridge_unavailable" && /trying again in \d+ s/.test(error.message));
+  assert.equal(readFileSync(pids, "utf8").trim().split("\n").length, 2, "no third bridge while paused");
+  assert.ok(lines.some((line) => line.includes("did not answer in time and was stopped (2 in a row)")));
+});
+
+test("a timeout past the bridge's maximum is sent as the maximum", async (t) => {
+  const client = new BridgeClient(project(t).bridge);
+  t.after(() => client.close());
+  assert.equal((await client.request("ping", {}, { timeoutMs: 700_000 })).pong, true);
+});
+
+async function gone(pid) {
+  for (let n = 0; n < 100; n++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`bridge process ${pid} is still running`);
+}
 
 test("a missing bridge fails open", async (t) => {
   const lines = [];

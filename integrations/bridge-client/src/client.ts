@@ -17,6 +17,10 @@ export const PROTOCOL_VERSION = 1;
 export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
 /** Milliseconds a request may take unless the caller says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The longest `timeout_ms` the bridge takes (docs/bridge.md); a longer wait is sent as this. */
+export const MAX_TIMEOUT_MS = 600_000;
+/** Milliseconds every request fails at once after the bridge twice failed to answer in time. */
+export const HUNG_PAUSE_MS = 60_000;
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -87,6 +91,10 @@ export class BridgeClient {
   private nextId = 1;
   private buffer = "";
   private skipping = false;
+  /** Requests in a row the bridge left unanswered past their timeout (each one kills it). */
+  private hangs = 0;
+  /** Until when requests fail at once, the bridge having hung twice in a row. */
+  private pausedUntil = 0;
   private readonly options: BridgeOptions;
 
   constructor(options: BridgeOptions = {}) {
@@ -102,6 +110,13 @@ export class BridgeClient {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const requestId = `r${this.nextId++}`;
     return new Promise<T>((resolve, reject) => {
+      const wait = this.pausedUntil - Date.now();
+      if (wait > 0) {
+        // A bridge that hung twice in a row would cost every host event its whole timeout.
+        const seconds = Math.ceil(wait / 1000);
+        reject(new BridgeFailure("bridge_unavailable", `the bridge stopped answering; trying again in ${seconds} s`));
+        return;
+      }
       let child: ChildProcessWithoutNullStreams;
       try {
         child = this.ensure();
@@ -110,7 +125,10 @@ export class BridgeClient {
         return;
       }
       const timer = setTimeout(() => {
+        // The bridge answers a slow request "timeout" itself; no answer at all means it
+        // hangs, so it is killed and the next request starts a new one.
         this.settle(requestId, new BridgeFailure("timeout", `no answer within ${timeoutMs} ms`));
+        this.hung(child);
       }, timeoutMs + 250);
       this.pending.set(requestId, { resolve: resolve as (value: unknown) => void, reject, timer });
       options.signal?.addEventListener(
@@ -124,7 +142,7 @@ export class BridgeClient {
         type: "request",
         request_id: requestId,
         operation,
-        timeout_ms: timeoutMs,
+        timeout_ms: Math.min(timeoutMs, MAX_TIMEOUT_MS),
       };
       if (options.provider) frame.provider = true;
       this.write(child, frame);
@@ -142,6 +160,16 @@ export class BridgeClient {
       child.once("exit", () => clearTimeout(killer));
     }
     this.failAll("bridge_closed", "the bridge was closed");
+  }
+
+  private hung(child: ChildProcessWithoutNullStreams): void {
+    if (this.child !== child) return; // already gone, or another request found it hung
+    this.child = undefined;
+    child.kill("SIGKILL");
+    this.hangs += 1;
+    if (this.hangs >= 2) this.pausedUntil = Date.now() + HUNG_PAUSE_MS;
+    this.log(`the bridge did not answer in time and was stopped (${this.hangs} in a row)`);
+    this.failAll("bridge_exited", "the bridge did not answer in time and was stopped");
   }
 
   private ensure(): ChildProcessWithoutNullStreams {
@@ -163,14 +191,19 @@ export class BridgeClient {
       for (const line of chunk.split("\n")) if (line.trim()) this.log(`bridge stderr: ${line.slice(0, 200)}`);
     });
     child.stdin.on("error", () => undefined); // an EPIPE surfaces as the exit below
+    // A bridge that ignores the end of its input never outlives this process.
+    const reap = () => child.kill("SIGKILL");
+    process.once("exit", reap);
     // Only the current bridge's end fails what is pending: after close() and a
     // restart, the old process's exit must not touch the new one's requests.
     child.on("error", (error) => {
+      process.removeListener("exit", reap);
       if (this.child !== child) return;
       this.child = undefined;
       this.failAll("bridge_unavailable", `cannot start the bridge: ${describe(error)}`);
     });
     child.on("exit", (code, signal) => {
+      process.removeListener("exit", reap);
       if (this.child !== child) return;
       this.child = undefined;
       this.failAll("bridge_exited", `the bridge exited (${signal ?? code})`);
@@ -219,6 +252,7 @@ export class BridgeClient {
       return;
     }
     const id = typeof frame.request_id === "string" ? frame.request_id : undefined;
+    this.hangs = 0; // it answers
     switch (frame.type) {
       case "result":
         if (!id) return;

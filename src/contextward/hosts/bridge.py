@@ -153,6 +153,7 @@ class Bridge:
         self.registry = registry
         self._output = output
         self._log = log if log is not None else sys.stderr
+        self._log_lock = threading.Lock()
         self._default_timeout = default_timeout
         self._max_timeout = max_timeout
         self._provider_timeout = provider_timeout
@@ -273,8 +274,10 @@ class Bridge:
             or raw <= 0
         ):
             raise OperationError("invalid_request", "timeout_ms must be a positive number")
-        # Capped before dividing: an integer of 400 digits is no float.
-        return min(raw, self._max_timeout * 1000.0) / 1000.0
+        limit = self._max_timeout * 1000.0
+        if raw > limit:  # compared, never divided: an integer of 400 digits is no float
+            raise OperationError("invalid_request", f"timeout_ms must be at most {limit:.0f}")
+        return raw / 1000.0
 
     def _work(self, generation: int) -> None:
         """Run queued requests in arrival order until this worker is retired."""
@@ -485,12 +488,12 @@ class Bridge:
         operation = call.operation if call.operation in self.registry else "unknown operation"
         shown = str(call.request_id)
         label = f"request {shown}" if _ID_SHAPE.fullmatch(shown) else "request"
-        with contextlib.suppress(OSError, ValueError):
-            print(
-                f"contextward bridge: {operation} ({label}): {message}",
-                file=self._log,
-                flush=True,
-            )
+        line = f"contextward bridge: {operation} ({label}): {message}\n"
+        # One write per line, under a lock: print's text and newline are two writes, and
+        # timers and workers log from their own threads.
+        with self._log_lock, contextlib.suppress(OSError, ValueError):
+            self._log.write(line)
+            self._log.flush()
 
 
 class _HostProvider:
