@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,18 @@ def test_an_unchanged_record_spools_the_prompt_and_says_nothing(project: Path) -
     with Store.open(project) as store:  # opening drains the spool into the ledger
         assert [p.text for p in store.prompts.list()] == ["please go on"]
     assert spooled(project) == []
+
+
+def test_a_spooled_prompt_is_timed_as_the_store_times_rows(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    assert hook(project, "UserPromptSubmit", prompt="please go on", prompt_id="p1") == ""
+    with Store.open(project) as store:
+        spooled_at = store.prompts.list()[0].created_at
+        store.prompts.record("and then this", session_id="s1")
+        full_path_at = store.prompts.list()[-1].created_at
+    # Milliseconds both: "…:33Z" sorted after "…:33.913Z" of the same second.
+    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+    assert stamp.fullmatch(spooled_at) and stamp.fullmatch(full_path_at)
 
 
 def test_a_change_to_the_record_takes_the_full_path(project: Path) -> None:

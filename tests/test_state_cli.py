@@ -83,6 +83,16 @@ def test_task_outside_plans_folder_is_refused(repo: Path) -> None:
     assert err.startswith("contextward: error: task ../../etc: outside plans")
 
 
+def test_a_task_folder_not_made_yet_is_recorded_with_a_warning(repo: Path) -> None:
+    assert invoke("checkpoint", "--task", "t2") == (
+        0,
+        "checkpoint written to STATE.md (task)\n",
+        "contextward: warning: task folder plans/t2 does not exist yet;"
+        " `contextward state` shows it as not found until it does\n",
+    )
+    assert read_state(StateProject.open(repo)).fields["task"] == "t2"
+
+
 def test_load_summarises_artifacts(repo: Path) -> None:
     code, out, err = invoke("load", "t1")
     assert (code, err) == (0, "")

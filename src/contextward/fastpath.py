@@ -61,6 +61,13 @@ def answer(data: bytes) -> str | None:
         "text": text,
         "session_id": session_id[:200],
         "prompt_id": prompt_id if isinstance(prompt_id, str) else None,
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created_at": _utc_now(),
     }
     return "" if spool.append_prompt(store_dir, record) else None
+
+
+def _utc_now() -> str:
+    """Now as the store writes it (``store.database.utc_now``, not imported on this path):
+    milliseconds, so a prompt sorts among rows of the same second."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"

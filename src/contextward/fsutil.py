@@ -52,7 +52,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # named for the file being written, not for a temporary name
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -61,9 +64,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename == tmp:
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     _fsync_dir(path.parent)
 

@@ -53,7 +53,7 @@ class _Group(click.Group):
             _exit(2, "text that is not valid UTF-8 (in an argument, the environment or a file)")
         except OSError as exc:  # a full disk or a closed terminal under stdout
             _quiet_stdout()
-            _exit(2, f"input/output error ({exc.strerror or type(exc).__name__})")
+            _exit(2, os_error(exc))
         sys.exit(result if isinstance(result, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -76,6 +76,15 @@ def _quiet_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def os_error(exc: OSError) -> str:
+    """One line for a file system failure no command caught: what the system said, and the
+    file's name ("STATE.md: Read-only file system"), never its directory.
+    Without a file, it is the output (a full disk or a closed terminal under stdout)."""
+    reason = exc.strerror or type(exc).__name__
+    name = os.path.basename(exc.filename) if isinstance(exc.filename, str) else ""
+    return f"{name}: {reason}" if name else f"input/output error ({reason})"
 
 
 def _exit(code: int, message: str) -> NoReturn:

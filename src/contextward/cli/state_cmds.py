@@ -68,12 +68,18 @@ def checkpoint_command(**values: str | None) -> None:
     project = _project()
     task = values.get("task")
     with _errors():
-        if task:
-            task_folder(project, task)  # refuse a task outside the plans folder
+        # A task outside the plans folder is refused; one not made yet is recorded.
+        folder = task_folder(project, task) if task else None
         checkpoint(values, project=project)
     given = [name for name, value in values.items() if value is not None]
     what = ", ".join(given) if given else "no fields changed"
     say(f"checkpoint written to {project.relative(project.state_path)} ({what})")
+    if folder is not None and not folder.is_dir():
+        say(
+            f"contextward: warning: task folder {project.relative(folder)} does not exist yet;"
+            " `contextward state` shows it as not found until it does",
+            err=True,
+        )
 
 
 @click.command("decide")
