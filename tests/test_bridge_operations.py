@@ -214,15 +214,13 @@ def test_session_lifecycle_events(bridge: BridgeProcess, tmp_path: Path) -> None
 
 
 def test_provider_notes_count_what_the_answer_refused_and_passed_by() -> None:
-    from contextward.hosts.bridge_library import _provider_notes
     from contextward.inspect import InspectionResult
 
-    assert _provider_notes(InspectionResult((), 2, "provider", provider_passed=3)) == {
-        "provider_passed": 3
-    }
+    passed = InspectionResult((), 2, "provider", provider_passed=3)
+    assert passed.provider_notes() == {"provider_passed": 3}
     both = InspectionResult((), 2, "provider", provider_rejected=1, provider_passed=2)
-    assert _provider_notes(both) == {"provider_rejected": 1, "provider_passed": 2}
-    assert _provider_notes(InspectionResult((), 2, "provider")) == {}
+    assert both.provider_notes() == {"provider_rejected": 1, "provider_passed": 2}
+    assert InspectionResult((), 2, "provider").provider_notes() == {}
 
 
 def test_loop_check_refuses_a_risky_command_once_per_session(

@@ -293,6 +293,20 @@ def test_provider_mode_from_the_cli_prompt_then_answer(convo: Path, tmp_path: Pa
     code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
     assert code == 0 and json.loads(out)["mode"] == "rules"
     assert err == "contextward: answer not used (the model's answer holds no JSON): rules mode\n"
+    # The JSON says so too, as the bridge's does: a script reads no stderr.
+    assert json.loads(out)["fallback_reason"] == "the model's answer holds no JSON"
+    code, out, _ = invoke("guidance", str(convo), "--json", "--answer", str(answer))
+    assert json.loads(out)["fallback_reason"] == "the model's answer holds no JSON"
+    answer.write_text(
+        '{"candidates": [{"kind": "risk", "source": "a3", "content": "I wonder whether the'
+        ' partner team still calls the legacy sync endpoint every night."},'
+        ' {"kind": "constraint", "content": "Words no one in this session wrote."}]}',
+        encoding="utf-8",
+    )
+    code, out, _ = invoke("inspect", str(convo), "--json", "--answer", str(answer))
+    assert (json.loads(out)["mode"], json.loads(out)["provider_rejected"]) == ("provider", 1)
+    code, out, _ = invoke("inspect", str(convo), "--json")
+    assert not {"fallback_reason", "provider_rejected", "provider_passed"} & set(json.loads(out))
     code, _, err = invoke("inspect", str(convo), "--answer", str(tmp_path / "missing.txt"))
     assert code == 2 and err.count("\n") == 1
 

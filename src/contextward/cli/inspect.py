@@ -43,7 +43,7 @@ def command(
         return
     result = load(file, fmt, answer, notice=False)
     if as_json:
-        click.echo(dumps(result.to_dict()))
+        click.echo(dumps({**result.to_dict(), **result.provider_notes()}))
         skipped = skipped_line(result)
         if skipped:
             click.echo(f"contextward: {skipped}", err=True)

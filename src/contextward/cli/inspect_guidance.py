@@ -25,4 +25,7 @@ def command(
         guidance = build_guidance(result, decisions)
     except InspectError as exc:
         raise BadInput(f"decisions {decisions_path}: {exc}") from None
-    click.echo(dumps(guidance.to_dict()) if as_json else guidance.text())
+    if as_json:
+        click.echo(dumps({**guidance.to_dict(), **result.provider_notes()}))
+    else:
+        click.echo(guidance.text())

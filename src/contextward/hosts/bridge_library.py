@@ -66,20 +66,8 @@ def inspect(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
     return {
         **result.to_dict(),
         "inspection_id": inspection_id,
-        **_provider_notes(result),
+        **result.provider_notes(),
     }
-
-
-def _provider_notes(result: InspectionResult) -> dict[str, Any]:
-    """Why provider mode fell back, or how many of the model's proposals were refused and
-    how many of the rules' unsure finds it passed by."""
-    if result.fallback_reason:
-        return {"fallback_reason": result.fallback_reason}
-    notes = {
-        "provider_rejected": result.provider_rejected,
-        "provider_passed": result.provider_passed,
-    }
-    return {key: n for key, n in notes.items() if n}
 
 
 def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
@@ -93,7 +81,7 @@ def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str,
         "inspection_id": inspection_id,
         "mode": result.mode,
         "counts": result.counts(),
-        **_provider_notes(result),
+        **result.provider_notes(),
     }
 
 
@@ -127,7 +115,7 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
         "inspection_id": inspection_id,
         "mode": result.mode,
         "counts": result.counts(),
-        **_provider_notes(result),
+        **result.provider_notes(),
     }
 
 

@@ -89,6 +89,19 @@ class InspectionResult:
     def with_action(self, action: Action) -> list[Candidate]:
         return [c for c in self.candidates if c.action == action]
 
+    def provider_notes(self) -> dict[str, Any]:
+        """Provider mode's notes beside the JSON contract: why it fell back
+        (``fallback_reason``), else how many of the model's proposals were refused
+        (``provider_rejected``) and how many of the rules' unsure finds it passed by
+        (``provider_passed``), each only when there is one."""
+        if self.fallback_reason:
+            return {"fallback_reason": self.fallback_reason}
+        notes = {
+            "provider_rejected": self.provider_rejected,
+            "provider_passed": self.provider_passed,
+        }
+        return {key: n for key, n in notes.items() if n}
+
     def to_dict(self) -> dict[str, Any]:
         """Exactly the ``contextward inspect --json`` contract of DESIGN.md."""
         return {
