@@ -314,7 +314,10 @@ def test_an_answer_whose_every_proposal_is_rejected_is_not_used(tmp_path: Path) 
     invented = {"candidates": [{"kind": "decision", "content": "Rewrite it in Rust."}] * 3}
     answer = write(tmp_path, json.dumps(invented), "a.json")
     code, out, err = invoke("inspect", path, "--json", "--answer", answer)
-    assert code == 0 and json.loads(out) == rules
+    unused = (
+        "none of its 3 proposals is usable (not verbatim in the transcript, or of no known kind)"
+    )
+    assert code == 0 and json.loads(out) == {**rules, "fallback_reason": unused}
     assert (
         "answer not used (none of its 3 proposals is usable (not verbatim in the transcript, or of no known kind)): rules mode"
         in err
