@@ -435,3 +435,17 @@ def test_the_documented_inspect_json_is_what_the_shipped_example_gives() -> None
     }
     (documented,) = shown["candidates"]
     assert documented in actual["candidates"]
+
+
+def test_a_password_with_a_question_or_exclamation_mark_is_masked_whole(tmp_path: Path) -> None:
+    said = [
+        "My password is Zebra!Plum42 ok",
+        "The DSN is postgres://admin:Pa?ss99word@db.internal:5432/app for now.",
+        "密码是 Qwerty!2024x",
+    ]
+    path = tmp_path / "pw.json"
+    path.write_text(json.dumps([{"role": "user", "content": text} for text in said]))
+    for command in (["guidance", str(path)], ["snapshot", str(path), "--json"]):
+        code, out, _ = invoke(*command)
+        assert code == 0
+        assert "Plum42" not in out and "ss99word" not in out and "2024x" not in out

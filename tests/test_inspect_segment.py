@@ -78,6 +78,21 @@ def test_chinese_and_japanese_punctuation_split_without_spaces() -> None:
     ]
 
 
+def test_a_url_or_a_password_is_never_cut_at_its_question_or_exclamation_mark() -> None:
+    # Cut, the pieces of "Zebra!Plum42" were each too short to be masked as a password.
+    assert texts("My password is Zebra!Plum42 ok") == ["My password is Zebra!Plum42 ok"]
+    assert texts("It failed at https://h.example.com/cb?redirect=x please fix it. Then go.") == [
+        "It failed at https://h.example.com/cb?redirect=x please fix it.",
+        "Then go.",
+    ]
+    assert texts("postgres://admin:Pa?ss9@db:5432/app is the DSN. Use it.") == [
+        "postgres://admin:Pa?ss9@db:5432/app is the DSN.",
+        "Use it.",
+    ]
+    # In CJK text an ASCII mark still ends a sentence with no space after it.
+    assert texts("好的!下一步做什么?先改配置。") == ["好的!", "下一步做什么?", "先改配置。"]
+
+
 def test_headings_are_marked_and_joiners_dropped() -> None:
     assert units("## Status\nAnd never push to main.") == [
         Unit("## Status", heading=True),

@@ -19,6 +19,16 @@ SAMPLES: list[tuple[str, str, str]] = [
     ),
     ("private-block", "a <private>home address</private> b", "a [secret:private-block] b"),
     ("aws-access-key", "id AKIAIOSFODNN7EXAMPLE here", "id [secret:aws-access-key] here"),
+    (
+        "aws-secret-key",
+        "Use this key for staging: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY please.",
+        "Use this key for staging: [secret:aws-secret-key] please.",
+    ),
+    (
+        "assignment",
+        "Please use the password hunter2 from the vault.",
+        "Please use the password [secret:assignment] from the vault.",
+    ),
     ("github-token", "ghp_" + A32 + "6789", "[secret:github-token]"),
     ("github-token", "github_pat_" + "A" * 22 + "_" + "b" * 59, "[secret:github-token]"),
     ("gitlab-token", "glpat-" + "x" * 20, "[secret:gitlab-token]"),
@@ -153,9 +163,47 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "Password for staging is rotated monthly",
         "secrets.token_hex(32) and the secret-sauce v2",
         "COMMENT '1=wechat 2=apple 3=sms 4=password 0=unknown'",
+        "the commit key is 0123456789abcdef0123456789abcdef01234567 ok",
+        "key path src/main/java/com/Acme/Billing/InvoiceHandler1.java",
+        "base64 of the image: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
     ],
 )
 def test_ordinary_text_is_untouched(text: str) -> None:
+    assert mask(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        # URL-encoded in a query string, JSON-escaped in a pasted tool output, glued by "_".
+        (
+            "cb?redirect=https%3A%2F%2Fapi%2F%3Ftoken%3Dghp_" + "a1" * 18 + " please",
+            "cb?redirect=https%3A%2F%2Fapi%2F%3Ftoken%3D[secret:github-token] please",
+        ),
+        (
+            '{"vars":"GITHUB_TOKEN\\nghp_' + "a1" * 18 + '\\nAWS\\tAKIAIOSFODNN7EXAMPLE"}',
+            '{"vars":"GITHUB_TOKEN\\n[secret:github-token]\\nAWS\\t[secret:aws-access-key]"}',
+        ),
+        ("\\u0022ghp_" + "a1" * 18, "\\u0022[secret:github-token]"),
+        (
+            "Use key_sk-" + "abcd1234" * 5 + " for the bot.",
+            "Use key_[secret:openai-key] for the bot.",
+        ),
+    ],
+)
+def test_a_key_glued_to_an_escape_or_an_encoding_is_masked(text: str, masked: str) -> None:
+    assert mask(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "risk-assessment-and-mitigation-plan-v2",
+        "desk-booking-system-for-the-office",
+        "the task_sk-x",
+    ],
+)
+def test_a_key_prefix_inside_a_word_is_no_key(text: str) -> None:
     assert mask(text) == text
 
 

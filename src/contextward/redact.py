@@ -19,6 +19,14 @@ from collections.abc import Callable
 #: What a masked secret becomes; the label says which kind was found.
 MASK = "[secret:{kind}]"
 
+#: Where a key with its own prefix may start: not inside a word ("risk-assessment-…" is
+#: no "sk-" key), but glued to what escapes or encodes a separator before it: an escaped
+#: newline or tab, or a \\u escape, of JSON text ("\\nghp_…"), a URL-encoded character
+#: ("%3Dghp_…"), or an underscore ("key_sk-…"). Each key's pattern tests its first letter
+#: before this (``(?=g)``): the lookbehinds tried at every position of the text doubled
+#: the time to mask it.
+_LEFT = r"(?:(?<![A-Za-z0-9_])|(?<=\\[ntr])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2})|(?<=_))"
+
 # Ordered: more specific formats first, so a key inside a URL or header is named by
 # its own kind. A pattern with a ``secret`` group masks only that group (the name,
 # header or flag before it stays readable).
@@ -29,10 +37,19 @@ _SPECS: tuple[tuple[str, str], ...] = (
         r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
     ),
     ("private-block", r"(?is)<private>.*?(?:</private>|\Z)"),
-    ("aws-access-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-    ("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
-    ("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{20,}\b"),
-    ("slack-token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}\b|\bxapp-\d-[A-Za-z0-9\-]{10,}\b"),
+    (
+        "aws-access-key",
+        rf"(?=A){_LEFT}(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|ABIA|ACCA)[A-Z0-9]{{16}}\b",
+    ),
+    (
+        "github-token",
+        rf"(?=g){_LEFT}(?:gh[pousr]_[A-Za-z0-9]{{30,}}|github_pat_[A-Za-z0-9_]{{40,}})\b",
+    ),
+    ("gitlab-token", rf"(?=g){_LEFT}gl(?:pat|dt|rt|ptt|cbt|soat)-[A-Za-z0-9_\-]{{20,}}\b"),
+    (
+        "slack-token",
+        rf"(?=x){_LEFT}xox[abposre]-[A-Za-z0-9\-]{{10,}}\b|(?=x){_LEFT}xapp-\d-[A-Za-z0-9\-]{{10,}}\b",
+    ),
     (
         "slack-webhook",
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+",
@@ -41,28 +58,31 @@ _SPECS: tuple[tuple[str, str], ...] = (
         "discord-webhook",
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
     ),
-    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    ("openrouter-key", r"\bsk-or-v1-[A-Za-z0-9]{32,}"),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("google-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    ("google-oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}"),
-    ("stripe-key", r"\b(?:sk|rk|whsec)_(?:live_|test_)?[A-Za-z0-9]{24,}\b"),
-    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}"),
-    ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
-    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
-    ("digitalocean-token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
-    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("groq-key", r"\bgsk_[A-Za-z0-9]{40,}\b"),
-    ("xai-key", r"\bxai-[A-Za-z0-9]{40,}\b"),
-    ("vault-token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"),
-    ("age-secret-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
-    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d+)?\b"),
+    ("anthropic-key", rf"(?=s){_LEFT}sk-ant-[A-Za-z0-9_\-]{{20,}}"),
+    ("openrouter-key", rf"(?=s){_LEFT}sk-or-v1-[A-Za-z0-9]{{32,}}"),
+    ("openai-key", rf"(?=s){_LEFT}sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{{20,}}"),
+    ("google-key", rf"(?=A){_LEFT}AIza[0-9A-Za-z_\-]{{35}}\b"),
+    (
+        "google-oauth",
+        rf"(?=y){_LEFT}ya29\.[0-9A-Za-z_\-]{{20,}}|(?=G){_LEFT}GOCSPX-[A-Za-z0-9_\-]{{20,}}",
+    ),
+    ("stripe-key", rf"(?=[rsw]){_LEFT}(?:sk|rk|whsec)_(?:live_|test_)?[A-Za-z0-9]{{24,}}\b"),
+    ("npm-token", rf"(?=n){_LEFT}npm_[A-Za-z0-9]{{36}}\b"),
+    ("pypi-token", rf"(?=p){_LEFT}pypi-AgE[A-Za-z0-9_\-]{{40,}}"),
+    ("huggingface-token", rf"(?=h){_LEFT}hf_[A-Za-z0-9]{{30,}}\b"),
+    ("sendgrid-key", rf"(?=S){_LEFT}SG\.[A-Za-z0-9_\-]{{16,}}\.[A-Za-z0-9_\-]{{16,}}"),
+    ("digitalocean-token", rf"(?=d){_LEFT}do[por]_v1_[a-f0-9]{{64}}\b"),
+    ("shopify-token", rf"(?=s){_LEFT}shp(?:at|ca|pa|ss)_[a-fA-F0-9]{{32}}\b"),
+    ("groq-key", rf"(?=g){_LEFT}gsk_[A-Za-z0-9]{{40,}}\b"),
+    ("xai-key", rf"(?=x){_LEFT}xai-[A-Za-z0-9]{{40,}}\b"),
+    ("vault-token", rf"(?=h){_LEFT}hv[sbr]\.[A-Za-z0-9_\-]{{24,}}"),
+    ("age-secret-key", rf"(?=A){_LEFT}AGE-SECRET-KEY-1[0-9A-Z]{{58}}\b"),
+    ("databricks-token", rf"(?=d){_LEFT}dapi[a-f0-9]{{32}}(?:-\d+)?\b"),
     ("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
     ("twilio-key", r"\bSK[0-9a-f]{32}\b"),
     ("mailgun-key", r"\bkey-[0-9a-f]{32}\b"),
-    ("memory-key", r"\b(?:m0|mem0)[-_][A-Za-z0-9]{30,}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("memory-key", rf"(?=m){_LEFT}(?:m0|mem0)[-_][A-Za-z0-9]{{30,}}\b"),
+    ("jwt", rf"(?=e){_LEFT}eyJ[A-Za-z0-9_\-]{{8,}}\.eyJ[A-Za-z0-9_\-]{{8,}}\.[A-Za-z0-9_\-]{{8,}}"),
     ("azure-key", r"(?i)\b(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})"),
     ("bearer", r"(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/\-]{16,}=*)"),
     ("basic-auth", r"(?i)\bauthorization:\s*basic\s+(?P<secret>[A-Za-z0-9+/]{12,}={0,2})"),
@@ -120,7 +140,16 @@ _SPECS: tuple[tuple[str, str], ...] = (
     (
         "assignment",
         r"(?i)(?<!\[)\b(?:password|passwd|passphrase|secret)\s+[\"'`]?"
-        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[^\s\"'`=,;，。]{8,})",
+        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[^\s\"'`=,;，。]{6,})",
+    ),
+    # An AWS secret access key with no name before it ("Use this key for staging:
+    # wJalr…KEY"): 40 characters of base64 with upper and lower case and a digit, on a
+    # line that speaks of a key, a secret, a credential or AWS.
+    (
+        "aws-secret-key",
+        r"(?i:\b(?:keys?|secrets?|credentials?|aws)\b)[^\n]{0,80}?(?<![A-Za-z0-9/+=])"
+        r"(?P<secret>(?=[^\s]{0,39}[A-Z])(?=[^\s]{0,39}[a-z])(?=[^\s]{0,39}\d)[A-Za-z0-9/+]{40})"
+        r"(?![A-Za-z0-9/+=])",
     ),
 )
 

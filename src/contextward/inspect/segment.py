@@ -31,7 +31,11 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 # Terse owners start sentences in lowercase ("incident. checkout p99 went up"): a
 # lowercase start ends a sentence too, unless the word before is an abbreviation.
 _EN_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Za-z0-9\u4e00-\u9fff])")
-_CJK_END = re.compile(r"(?<=[。！？!?])[”」』）)]*[ \t]*")
+# An ASCII "!" or "?" ends a sentence with no space after it only in CJK text ("好的!下一步");
+# elsewhere it is inside a URL ("/cb?redirect=…") or a password ("Zebra!Plum42").
+_CJK_END = re.compile(r"(?:(?<=[。！？])|(?<=[\u3000-\u9fff\uff00-\uffef][!?]))[”」』）)]*[ \t]*")
+# A URL is never cut, whatever it holds ("postgres://admin:Pa?ss@db", "…?a=1. b").
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>\"'`]+", re.I)
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Dr|No|Fig|al)|\b[A-Z])\.$")
 _ACK_LEAD = re.compile(
     r"^\s*(?:ok(?:ay)?|k|great|cool(?: cool)?|nice|thanks|thank you|thx|ty|perfect|good|yes|yep|yeah|"
@@ -156,6 +160,8 @@ def _sentences(text: str, out: list[Unit]) -> None:
 
 def _split(text: str) -> list[str]:
     protected = [m.span() for m in _INLINE_CODE.finditer(text)] if "`" in text else []
+    if "://" in text:
+        protected += [m.span() for m in _URL.finditer(text)]
     cuts: list[int] = []
     for pattern in (_EN_END, _CJK_END):
         for match in pattern.finditer(text):
