@@ -434,3 +434,19 @@ def test_pi_contextward_s_own_injections_are_not_read_back() -> None:
     assert fmt == "pi"
     assert messages == [Message("e3", "system", "Deploy: eu.")]
     assert skips["contextward_injection"] == 2
+
+
+def test_a_message_line_cut_anywhere_costs_that_message_alone() -> None:
+    """A walkthrough lost "Never push to main." after a line cut at '{"role":"user",':
+    the next line's object was read as the cut one's value, and nothing was counted."""
+    first = {"role": "user", "content": "We are building a wiki."}
+    cut = json.dumps({"role": "user", "content": "Use Postgres."})
+    last = [
+        {"role": "user", "content": "Never push to main."},
+        {"role": "assistant", "content": "Decision: no migrations edited."},
+    ]
+    for at in range(1, len(cut)):
+        fmt, messages, skips = read(jsonl(first, cut[:at], *last))
+        assert fmt == "messages"
+        expected = [first["content"], *(m["content"] for m in last)]
+        assert ([m.text for m in messages], skips) == (expected, {"malformed_json": 1}), at

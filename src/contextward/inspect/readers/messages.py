@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..message import Message, Skips, role_of
-from .base import CHUNK, ByteSource
+from .base import BOM, CHUNK, ByteSource
 from .content import block_text, tool_call_text
+from .jsonl import objects
 
 _WS = " \t\r\n"
 _RESYNC = re.compile(r"(?:,|\n)\s*\{")
@@ -107,8 +108,19 @@ class _Stream:
 
 def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
     """Messages from a JSON list, a ``{"messages": [...]}`` object, or JSON lines."""
-    stream = _Stream(source, skips)
     ids = _Ids()
+    if _json_lines(source.head):
+        # Line by line: a line cut off ('{"role":"user",') is one skip, never a reason to
+        # read the next line's message as its value.
+        for obj in objects(source, skips):
+            listed = obj.get("messages")
+            if isinstance(listed, list) and "role" not in obj:
+                for item in listed:
+                    yield from messages_of(item, ids, skips)
+            else:
+                yield from messages_of(obj, ids, skips)
+        return
+    stream = _Stream(source, skips)
     while True:
         char = stream.peek()
         if not char:
@@ -124,6 +136,19 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             ok, _ = stream.value()
             if ok:
                 skips.add("not_an_object")
+
+
+def _json_lines(head: bytes) -> bool:
+    """Whether a file is one JSON object per line: its first line is a whole object, and
+    another line follows it (a document pretty-printed over lines starts with a line
+    that is no whole value; one whose first line is past the peeked bytes is streamed)."""
+    first, newline, rest = head.removeprefix(BOM).lstrip().partition(b"\n")
+    if not newline or not first.startswith(b"{") or not rest.strip():
+        return False
+    try:
+        return isinstance(json.loads(first), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _array(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
@@ -153,7 +178,11 @@ def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
             stream.pos += 1
             continue
         if char != '"':
-            stream.value()
+            # No key where one belongs: this object was cut off. The next object is the
+            # next message, never a value of this one.
+            skips.add("malformed_json")
+            if char not in "{[":
+                stream.value()
             return
         ok, key = stream.value()
         if not ok or stream.peek() != ":":
