@@ -279,3 +279,24 @@ def test_items_under_a_summary_section_take_its_kind() -> None:
         "## Next Steps": ("transient", "drop"),
         "Wire the logout endpoint": ("todo", "keep"),
     }
+
+
+def test_a_quoted_owner_message_is_split_and_a_rule_lifted_later_is_retired_in_it() -> None:
+    """Claude Code's "All user messages" quotes a message whole: kept as one item, the
+    quote held "Never push to main." after the owner lifted it, and the restore restated it."""
+    summary = (
+        PREAMBLE + "\n\nSummary:\n1. Primary Request and Intent:\n   Build the release tooling.\n"
+        "6. All user messages:\n   - We're building the release tooling. Never push to main.\n"
+    )
+    lift = "pushing to main is fine now, the repo is a sandbox."
+    first = Message("u1", "user", "We're building the release tooling. Never push to main.")
+    for before in ([first], []):  # the whole transcript, and what follows its compaction
+        result = inspect_messages(
+            [*before, Message("s1", "user", summary, summary=True), Message("u2", "user", lift)]
+        )
+        quoted = [c for c in result.candidates if "s1" in c.sources]
+        assert "We're building the release tooling. Never push to main." not in {
+            c.content for c in quoted
+        }
+        rule = next(c for c in quoted if c.content == "Never push to main.")
+        assert (rule.action, rule.superseded_by) == ("drop", _by_content(result, lift).id)

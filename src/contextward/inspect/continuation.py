@@ -121,7 +121,28 @@ def _section(text: str) -> str | None:
 
 
 def summary_units(text: str) -> list[Unit]:
-    """Units of a compaction summary: host boilerplate marked, the rest split as usual."""
+    """Units of a compaction summary: host boilerplate marked, the rest split as usual,
+    and each owner message quoted under "All user messages" split as the message was."""
+    return _split_quotes(_units(text))
+
+
+def _split_quotes(pieces: list[Unit]) -> list[Unit]:
+    """A quoted owner message ("- We're building the release tooling. Never push to
+    main.") in the sentences its message was cut into, so each merges with its original:
+    a rule the owner lifted later is retired in the quote too, never restored from it."""
+    out: list[Unit] = []
+    section: str | None = None
+    for unit in pieces:
+        if not (unit.code or unit.boilerplate) and _is_title(unit):
+            section = _section(unit.text)
+        if section == "user" and unit.bullet and not unit.code:
+            out.extend(units(unit.text))
+        else:
+            out.append(unit)
+    return out
+
+
+def _units(text: str) -> list[Unit]:
     if not _BOILERPLATE.search(text):
         return units(text)
     out: list[Unit] = []

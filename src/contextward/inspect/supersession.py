@@ -427,15 +427,15 @@ _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后�
 
 
 def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
-    """The owner's rules ``new`` lifts: a constraint of theirs it shares two words with.
-    (One shared Chinese word, "原图现在可以删了" for "不要删除原图", was tried: it lifted a
-    current rule on held-out.)"""
+    """The owner's rules ``new`` lifts: a constraint of theirs, or one a compaction summary
+    states or quotes from them, that it shares two words with. (One shared Chinese word,
+    "原图现在可以删了" for "不要删除原图", was tried: it lifted a current rule on held-out.)"""
     words = _words(new.text)
     return [
         old
         for old in recent
         if old.kind == "constraint"
-        and old.role == "user"
+        and old.role in ("user", "system")
         and old.superseded_by is None
         and old.position < new.position
         and len(words & _words(old.text)) >= 2
