@@ -36,6 +36,7 @@ from inspect_helpers import kind, only, run
         ("好的", "transient"),
         # The owner setting a named thing is a choice, whatever the verb.
         ("Set the HTTP timeout to 30 seconds.", "decision"),
+        ("超时改成 15 秒。", "decision"),
         ("ok switch the issuer to dns-01 via cloudflare api", "decision"),
         # A limit or a compatibility the owner sets is a requirement, so it is guarded.
         ("Limit it to 5 attempts per minute per IP.", "requirement"),
@@ -261,11 +262,18 @@ def test_a_pi_branch_summary_keeps_the_approach_it_abandoned() -> None:
         "Going forward, use pnpm.",
         "从现在起，提交前只跑单元测试。",
         "以后都用 pnpm。",
+        "以后提交前都跑一遍全量测试。",
+        "今后每次发布前先在 staging 跑一遍冒烟测试。",
     ],
 )
 def test_an_instruction_from_now_on_is_a_standing_rule(text: str) -> None:
     assert kind(text) == "constraint"
     assert kind(text, "assistant") != "constraint"  # a promise to follow it
+
+
+@pytest.mark.parametrize("text", ["以后再说吧。", "以后会有更多的用户。"])
+def test_later_is_no_standing_rule(text: str) -> None:
+    assert kind(text) != "constraint"
 
 
 def test_fullwidth_letters_and_digits_read_as_ascii_and_stay_verbatim() -> None:
