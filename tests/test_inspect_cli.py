@@ -372,6 +372,30 @@ def test_review_refuses_a_save_path_it_cannot_write_before_asking(
     assert err.strip() == f"contextward: error: decisions {nowhere}: its folder does not exist"
 
 
+def test_review_never_writes_its_decisions_over_the_transcript_or_earlier_ones(
+    convo: Path, tmp_path: Path
+) -> None:
+    """A walkthrough's `review T --save T` replaced the transcript with `[]`."""
+    before = convo.read_bytes()
+    code, _, err = invoke("review", str(convo), "--save", str(convo))
+    assert (code, convo.read_bytes()) == (2, before)
+    assert err == (
+        f"contextward: error: decisions {convo}: is the transcript under review;"
+        " choose another file\n"
+    )
+    notes = tmp_path / "notes.md"
+    notes.write_text("# my notes\n")
+    code, _, err = invoke("review", str(convo), "--save", str(notes))
+    assert (code, notes.read_text()) == (2, "# my notes\n")
+    assert "exists and holds no decisions; not written over" in err
+    # Nobody could answer: the decisions saved before stand.
+    earlier = tmp_path / "decisions.json"
+    earlier.write_text('[{"candidate_id": "fact-0", "action": "keep"}]\n')
+    code, out, _ = invoke("review", str(convo), "--save", str(earlier))
+    assert code == 1 and f"(Nothing decided: {earlier} left as it was.)" in out
+    assert json.loads(earlier.read_text()) == [{"candidate_id": "fact-0", "action": "keep"}]
+
+
 def test_the_table_cuts_content_by_columns_so_chinese_rows_are_as_wide(tmp_path: Path) -> None:
     from contextward.cli.inspect_io import width
 

@@ -17,7 +17,7 @@ from ..inspect import Candidate, ReviewDecision, build_guidance
 from ..printable import one_line, printable
 from ..redact import mask
 from ._io import BadInput
-from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions
 
 _ANSWERS = {"k": "keep", "d": "drop", "s": None, "keep": "keep", "drop": "drop", "skip": None}
 
@@ -33,7 +33,7 @@ def command(
 ) -> None:
     """Review the undecided candidates of FILE; exit 1 when nobody could answer them all."""
     if save_path:
-        _check_writable(save_path)  # before anyone answers, not after
+        _check_writable(save_path, file)  # before anyone answers, not after
     result = load(file, fmt, answer)
     pending = result.with_action("review")
     interactive = assume_tty or (file != "-" and sys.stdin is not None and sys.stdin.isatty())
@@ -50,7 +50,10 @@ def command(
         decisions, complete = _ask(pending)
     else:
         click.echo("Nothing to review: the policy decided every candidate.\n")
-    if save_path:
+    if save_path and not decisions and Path(save_path).exists():
+        # Nothing was decided: earlier decisions in the file stand.
+        click.echo(f"(Nothing decided: {one_line(mask(save_path))} left as it was.)\n")
+    elif save_path:
         try:
             Path(save_path).write_text(
                 dumps([d.to_dict() for d in decisions]) + "\n", encoding="utf-8"
@@ -68,16 +71,33 @@ def command(
     raise SystemExit(0 if complete else 1)
 
 
-def _check_writable(path: str) -> None:
-    """A one-line error now if ``--save`` could not write ``path`` later."""
+def _check_writable(path: str, transcript: str) -> None:
+    """A one-line error now if ``--save`` could not write ``path`` later, or would write
+    over a file that holds no decisions (the transcript under review, anything else)."""
     target = Path(path)
     folder = target.parent
     if target.is_dir():
         raise BadInput(f"decisions {path}: is a directory")
+    if transcript != "-" and target.exists() and _same(target, Path(transcript)):
+        raise BadInput(f"decisions {path}: is the transcript under review; choose another file")
+    if target.is_file() and target.stat().st_size:
+        try:
+            load_decisions(path)
+        except BadInput:
+            raise BadInput(
+                f"decisions {path}: exists and holds no decisions; not written over"
+            ) from None
     if not folder.is_dir():
         raise BadInput(f"decisions {path}: its folder does not exist")
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise BadInput(f"decisions {path}: cannot be written (permission denied)")
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def _ask(pending: Sequence[Candidate]) -> tuple[list[ReviewDecision], bool]:
