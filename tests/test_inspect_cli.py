@@ -473,3 +473,19 @@ def test_a_password_with_a_question_or_exclamation_mark_is_masked_whole(tmp_path
         code, out, _ = invoke(*command)
         assert code == 0
         assert "Plum42" not in out and "ss99word" not in out and "2024x" not in out
+
+
+def test_json_escapes_what_a_terminal_hides_and_guidance_keeps_ideographic_spaces(
+    tmp_path: Path,
+) -> None:
+    rule = "不要改公共\u3000API，\u202e也不要删\u200b除迁移文件。"
+    path = tmp_path / "zh.json"
+    path.write_text(json.dumps([{"role": "user", "content": rule}]))
+    code, out, _ = invoke("inspect", str(path), "--json")
+    assert code == 0 and "\u202e" not in out and "\u200b" not in out
+    assert "\\u202e" in out and "\\u200b" in out
+    contents = [c["content"] for c in json.loads(out)["candidates"]]
+    assert "".join(contents).replace(" ", "") == rule.replace(" ", "")  # the same value
+    code, out, _ = invoke("guidance", str(path))
+    assert code == 0 and "不要改公共\u3000API" in out  # verbatim, as "Must preserve" says
+    assert "\u202e" not in out and "\u200b" not in out

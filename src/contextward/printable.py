@@ -8,7 +8,9 @@ the words only. Never changes printable characters.
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 
 #: Terminal escape sequences, removed whole (their payload is not text).
 ANSI = re.compile(
@@ -18,13 +20,34 @@ ANSI = re.compile(
 )
 
 
+#: Characters no terminal shows as themselves: controls JSON leaves raw (DEL, C1), bidi
+#: overrides and isolates, zero-width marks, line and paragraph separators, and the
+#: soft hyphen, byte order mark and interlinear annotations.
+_HIDDEN = re.compile(
+    "[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb]"
+)
+
+
 def printable(value: str) -> str:
     """``value`` without escape sequences; other unprintable characters (controls, bidi
-    overrides, zero-width marks) become spaces. Newlines and tabs stay."""
+    overrides, zero-width marks) become spaces. Newlines, tabs and every other space
+    (an ideographic space, a no-break space) stay as they are."""
     value = ANSI.sub("", value)
     if value.isprintable():
         return value
-    return "".join(ch if ch.isprintable() or ch in "\n\t" else " " for ch in value)
+    return "".join(
+        ch if ch.isprintable() or ch in "\n\t" or unicodedata.category(ch) == "Zs" else " "
+        for ch in value
+    )
+
+
+def json_text(data: object, *, indent: int | None = 2) -> str:
+    """``data`` as JSON for a terminal or a file: every character as written, except those
+    a terminal would not show as themselves (``_HIDDEN``), which are ``\\uXXXX`` escapes
+    (the same value to any JSON reader)."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def counted(n: int, word: str) -> str:
@@ -32,6 +55,15 @@ def counted(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+_SPACE_RUN = re.compile(r"\s+")
+
+
 def one_line(value: str) -> str:
-    """``printable(value)`` with all whitespace, newlines included, collapsed to single spaces."""
-    return " ".join(printable(value).split())
+    """``printable(value)`` on one line: each run of whitespace, newlines included, one space,
+    except a lone space character, kept as written (an ideographic space is verbatim)."""
+    return _SPACE_RUN.sub(_one_space, printable(value)).strip()
+
+
+def _one_space(match: re.Match[str]) -> str:
+    run = match.group()
+    return run if len(run) == 1 and run not in "\n\r\t\v\f\x1c\x1d\x1e\x85" else " "

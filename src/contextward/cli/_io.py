@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import click
 
-from ..printable import counted, printable
+from ..printable import counted, json_text, printable
 from ..redact import mask, mask_data
 from ..store.text import storable
 
@@ -34,7 +34,7 @@ def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 def echo_json(data: Any) -> None:
     """Print ``data`` as indented JSON, every string secret-masked as the text outputs are
     (a file named after a token, a path in a digest); JSON escapes control characters."""
-    click.echo(json.dumps(mask_data(data), ensure_ascii=False, indent=2))
+    click.echo(json_text(mask_data(data)))
 
 
 def storable_value(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

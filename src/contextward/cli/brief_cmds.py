@@ -6,11 +6,10 @@ digest, so a hook injects only a changed brief. Exit 2 for an unusable store.
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..brief import BriefCaps, render_brief
+from ..printable import json_text
 from ..store import Store, project_root, session_id_from_env
 from ._io import say, storable_value
 from ._store import config, errors, read_store
@@ -44,7 +43,7 @@ def command(since: str | None, session_id: str | None, as_json: bool) -> None:
         say(f"brief unchanged (digest {brief.digest})", err=True)
         return
     if as_json:
-        click.echo(json.dumps(brief.to_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_text(brief.to_dict()))
     else:
         say(brief.text)
         say(f"digest: {brief.digest}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ..core import (
@@ -14,6 +12,7 @@ from ..core import (
     VerificationReport,
     verify_context,
 )
+from ..printable import json_text
 from ._io import BadInput, read_json, read_text, say
 from .render import report_table
 
@@ -44,7 +43,7 @@ def command(snapshot_path: str, context_path: str, verifier: str, as_json: bool)
     context = read_text(context_path, what="context", lenient=True)
     report = verify_context(snapshot, context, VERIFIERS[verifier]())
     if as_json:
-        click.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_text(report.to_dict()))
     else:
         say(report_table(snapshot, report))
     raise SystemExit(exit_code(report))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 from typing import Any
 
 import click
@@ -12,7 +11,7 @@ from ..brief.restore import RestorePlan, plan_restore, render_replaced, render_r
 from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..inspect.provider import Answered
-from ..printable import counted
+from ..printable import counted, json_text
 from ..store import Store, project_root
 from ._io import BadInput, display_name, open_input, read_text, say
 from ._store import read_store
@@ -54,7 +53,7 @@ def compact_test(
                 {"item": old.to_dict(), "later": new.to_dict()} for old, new in plan.replaced
             ],
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(json_text(data))
     else:
         say(render_loop(taken, outcome, restore))
     raise SystemExit(0 if outcome.report.ok else 1)
@@ -131,7 +130,7 @@ def restore(as_json: bool) -> None:
         plan = plan_restore(store) if store is not None else RestorePlan((), None, False, {})
     if as_json:
         say(
-            json.dumps(
+            json_text(
                 {
                     "schema_version": 1,
                     "snapshot_seq": plan.snapshot_seq,
@@ -141,9 +140,7 @@ def restore(as_json: bool) -> None:
                         {"item": old.to_dict(), "later": new.to_dict()}
                         for old, new in plan.replaced
                     ],
-                },
-                ensure_ascii=False,
-                indent=2,
+                }
             )
         )
     else:

@@ -6,7 +6,6 @@ Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Mapping
 
@@ -24,7 +23,7 @@ from ..inspect import (
 from ..inspect.message import listed, unreadable
 from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, asked
 from ..inspect.readers import open_transcript
-from ..printable import counted, one_line
+from ..printable import counted, json_text, one_line
 from ..redact import mask
 from ..store.paths import project_root
 from ._io import BadInput, display_name, open_input, read_json, read_text
@@ -199,4 +198,4 @@ def _columns(ch: str) -> int:
 
 
 def dumps(data: object) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    return json_text(data)

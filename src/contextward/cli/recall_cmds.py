@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from ..printable import counted
+from ..printable import counted, json_text
 from ..recall import DEFAULT_LIMIT, MAX_LIMIT, RecallIndex, RecallQuery, RecallResult, recall
 from ..state import recall_source
 from ._io import say
@@ -76,7 +76,7 @@ def command(
                     index.rebuild()
                 result = recall(store, request, index=index)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        click.echo(json_text(result.to_dict()))
     else:
         say(render(result))
     sys.exit(0 if result.hits else 1)

@@ -7,7 +7,6 @@ fields, path escapes, unreadable files) become one line on stderr, exit 2.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -15,6 +14,7 @@ import click
 
 from ..brief.state_block import estimate_tokens, state_block
 from ..errors import StoreError
+from ..printable import json_text
 from ..state import (
     PHASES,
     StateConfig,
@@ -133,7 +133,7 @@ def state_command(as_json: bool) -> None:
             store.close()
     if as_json:
         payload = {"schema_version": 1, "text": text, "tokens": estimate_tokens(text)}
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        click.echo(json_text(payload))
     else:
         say(text)
 

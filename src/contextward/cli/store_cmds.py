@@ -7,13 +7,13 @@ stderr, never a traceback).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from ..printable import json_text
 from ..redact import mask
 from ..store import JOURNAL_TYPES, JournalEntry, project_root, session_id_from_env
 from ..store.contract import add_constraint, load_contract, remove_constraint
@@ -253,7 +253,7 @@ def export_command(output: str) -> None:
             raise BadInput(f"export {output}: cannot be written ({exc.strerror})") from None
         try:
             for row in export_rows(store):
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                handle.write(json_text(row, indent=None) + "\n")
                 count += 1
         finally:
             if handle is not sys.stdout:
