@@ -367,6 +367,22 @@ def test_a_reader_that_stops_reading_is_not_an_error() -> None:
     assert child.wait(timeout=120) == 0 and err == b""
 
 
+def test_a_closed_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """`contextward inspect T >&-` printed nothing and exited 0, as if all went well."""
+    path = write(tmp_path, json.dumps([{"role": "user", "content": "Never push to main."}]))
+    done = subprocess.run(
+        [sys.executable, "-m", "contextward", "inspect", path],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),  # the child starts with its stdout closed
+        check=False,
+    )
+    assert done.returncode == 2
+    assert (
+        done.stderr == b"contextward: error: standard output is closed: nothing could be printed\n"
+    )
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_full_disk_under_stdout_is_one_line() -> None:
     with open("/dev/full", "w") as full:

@@ -577,3 +577,31 @@ def test_a_prompt_too_long_cuts_tool_output_first_then_refuses() -> None:
     owner = [Message(f"u{n}", "user", "y" * 5_000) for n in range(MAX_PROMPT_CHARS // 4_000)]
     with pytest.raises(ProviderAnswerError, match="even with each tool output cut"):
         prompt(owner)
+
+
+def test_a_plan_the_model_says_is_replaced_is_dropped_as_replaced_not_as_passed_by() -> None:
+    """A walkthrough saw "[superseded transient]" on a `decision-…` id, counted in
+    provider_passed although the answer named it in `replaces`."""
+    messages = [
+        Message("u1", "user", "We're adding a cache to the pricing API."),
+        Message("a1", "assistant", "I will use memcached on the app hosts for the cache."),
+        Message("u2", "user", "Keep the cache in Redis, we already run it."),
+    ]
+    provider = Provider(
+        [
+            {"kind": "goal", "content": "We're adding a cache to the pricing API.", "source": "u1"},
+            {
+                "kind": "decision",
+                "content": "Keep the cache in Redis, we already run it.",
+                "source": "u2",
+                "replaces": "I will use memcached on the app hosts for the cache.",
+            },
+        ]
+    )
+    inspected = inspect_messages(messages, provider=provider)
+    result = by_content(inspected)
+    plan = result["I will use memcached on the app hosts for the cache."]
+    assert plan.superseded_by == result["Keep the cache in Redis, we already run it."].id
+    assert plan.action == "drop" and plan.kind != "transient"
+    assert plan.kind in plan.id  # the kind its id was made with
+    assert inspected.provider_passed == 0

@@ -32,6 +32,11 @@ class _Group(click.Group):
         **extra: Any,
     ) -> Any:
         run = super().main
+        argv = list(args) if args is not None else sys.argv[1:]
+        if sys.stdout is None and standalone_mode and argv[:1] != ["hook"]:
+            # Started with its output closed (`>&-`): whatever it printed would be lost. A
+            # hook answers nothing then, and its host reads exit 2 as a block: it goes on.
+            _exit(2, "standard output is closed: nothing could be printed")
         if not standalone_mode:
             return run(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:

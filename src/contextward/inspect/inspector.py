@@ -185,8 +185,9 @@ def inspect_messages(
         if fallback is None:
             mode = "provider"
             where = {id(m): n for n, m in enumerate(kept_messages)}
-            named, passed = _confirm(builder, proposals, where, config)
+            named = _confirm(builder, proposals, where, config)
             _relink(builder.drafts, proposals, named)
+            passed = _passed_by(builder.drafts, named, config)
     candidates = tuple(_freeze(d, config) for d in builder.drafts)
     return InspectionResult(
         candidates=candidates,
@@ -319,20 +320,17 @@ def _explain(
 
 def _confirm(
     builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
-) -> tuple[list[list[Draft]], int]:
+) -> list[list[Draft]]:
     """Provider mode: the host's model confirms the rules' unsure memories and adds what they missed.
 
     A memory proposal names every draft of its message that it contains or that contains
-    it; a noise draft it names takes the model's kind. A rules memory no surer than
-    ``config.confirm_confidence`` that no proposal names becomes noise, the model having
-    read it and passed it by, unless the user said it. Returns, per proposal, the drafts
-    it names, and how many memories the model passed by.
+    it; a noise draft it names takes the model's kind. Returns, per proposal, the drafts
+    it names.
     """
     by_source: dict[str, list[Draft]] = {}
     for draft in builder.drafts:
         by_source.setdefault(draft.sources[0], []).append(draft)
     named: list[list[Draft]] = []
-    confirmed: set[int] = set()
     for p in proposals:
         c = p.classification
         if c.kind in NOISE_KINDS:
@@ -347,11 +345,19 @@ def _confirm(
                 d.reason = f"{d.reason}; the host's model names it {c.kind}"
         if not hits:
             hits = [builder.add(p.message, where[id(p.message)], p.text, c)]
-        confirmed.update(id(d) for d in hits)
         named.append(hits)
+    return named
+
+
+def _passed_by(drafts: list[Draft], named: list[list[Draft]], config: PolicyConfig) -> int:
+    """A rules memory no surer than ``config.confirm_confidence`` that no proposal names
+    becomes noise, the model having read it and passed it by, unless the user said it or
+    it was replaced (a replaced statement is dropped as such, under its own kind: the
+    model's ``replaces`` names it). Returns how many memories the model passed by."""
+    confirmed = {id(d) for hits in named for d in hits}
     passed = 0
-    for d in builder.drafts:
-        if id(d) in confirmed or d.kind == "tool_output":
+    for d in drafts:
+        if id(d) in confirmed or d.kind == "tool_output" or d.superseded_by is not None:
             continue
         # The owner's own words are not dropped because another model passed them by.
         if d.kind == "transient" or (_unsure(d, config) and d.role != "user"):
@@ -359,7 +365,7 @@ def _confirm(
             d.kind, d.importance = "transient", IMPORTANCE["transient"]
             d.confidence = max(d.confidence, config.drop_confidence)
             d.reason = f"{d.reason}; the host's model passed it by"
-    return named, passed
+    return passed
 
 
 def _unsure(d: Draft, config: PolicyConfig) -> bool:
