@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from contextward.inspect import InspectionResult, Message
+from contextward.inspect import InspectionResult, Message, inspect_messages
 from contextward.inspect.supersession import _values
 from inspect_helpers import kind, only, retired, run
 
@@ -1604,3 +1604,18 @@ def test_a_task_asked_for_stands_when_a_detail_of_it_changes() -> None:
     )
     assert not retired(result, "Deploy the marketing site to Heroku.")
     assert only(result, "Deploy the marketing site to Heroku.").action == "keep"
+
+
+def test_two_chinese_standing_rules_on_different_acts_stand_together() -> None:
+    """Sharing only a count and a verb ("跑一遍") and a noun ("测试"), a rule for releases
+    had retired the rule for commits."""
+    result = inspect_messages(
+        [
+            Message("u1", "user", "我们要给支付网关加超时重试。"),
+            Message("u2", "user", "以后提交前都跑一遍全量测试。"),
+            Message("a1", "assistant", "好的。"),
+            Message("u3", "user", "今后每次发布前先在 staging 跑一遍冒烟测试。"),
+        ]
+    )
+    rules = [c for c in result.candidates if c.kind == "constraint"]
+    assert len(rules) == 2 and all(c.superseded_by is None for c in rules)

@@ -1926,6 +1926,15 @@ def _restates(new: Draft, old: Draft) -> bool:
     )
 
 
+# Chinese pairs of characters that name nothing a statement is about: counts and
+# measure words ("一遍", "一下"; a pair ending in 一, "跑一", is a verb and a count),
+# pronouns, and the words of time and manner every instruction uses.
+_FILLER_ZH = frozenset(
+    "一遍 一下 一个 一些 一次 一点 这个 那个 这些 那些 我们 你们 他们 可以 需要 现在 以后 今后 "
+    "每次 时候 的话 就是 还是 然后 因为 所以 如果 但是 已经 没有 一定 都要 都跑 先在".split()
+)
+
+
 @lru_cache(maxsize=_CACHE)
 def _words(text: str) -> frozenset[str]:
     low = _CUES.sub(" ", text.casefold())
@@ -1934,7 +1943,11 @@ def _words(text: str) -> frozenset[str]:
         if word in _STOP:
             continue
         if "\u4e00" <= word[0] <= "\u9fff":
-            out.update(word[i : i + 2] for i in range(len(word) - 1))
+            out.update(
+                pair
+                for pair in (word[i : i + 2] for i in range(len(word) - 1))
+                if pair not in _FILLER_ZH and pair[1] != "一"
+            )
         else:
             bare = word.strip("./-")
             out.add(_stem(bare))
