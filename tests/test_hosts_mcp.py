@@ -526,7 +526,8 @@ def test_every_line_the_sdk_takes_reaches_the_server_unchanged(value: Any) -> No
         assert isinstance(parsed, Refused) and parsed.answer is not None
         assert (parsed.answer.id, parsed.answer.error.code) == (None, INVALID_REQUEST)
     else:
-        assert parsed == expected
+        # NaN (json.dumps writes it, both read it) is never equal to itself: compare reprs.
+        assert parsed == expected or repr(parsed) == repr(expected)
 
 
 @pytest.mark.anyio

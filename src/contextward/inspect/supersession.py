@@ -1930,8 +1930,13 @@ def _restates(new: Draft, old: Draft) -> bool:
 # measure words ("一遍", "一下"; a pair ending in 一, "跑一", is a verb and a count),
 # pronouns, and the words of time and manner every instruction uses.
 _FILLER_ZH = frozenset(
-    "一遍 一下 一个 一些 一次 一点 这个 那个 这些 那些 我们 你们 他们 可以 需要 现在 以后 今后 "
-    "每次 时候 的话 就是 还是 然后 因为 所以 如果 但是 已经 没有 一定 都要 都跑 先在".split()
+    run[n : n + 2]
+    for run in (
+        "一遍一下一个一些一次一点这个那个这些那些我们你们他们",
+        "可以需要现在以后今后每次时候的话就是还是然后因为所以",
+        "如果但是已经没有一定都要都跑先在",
+    )
+    for n in range(0, len(run), 2)
 )
 
 
