@@ -1612,9 +1612,9 @@ def test_two_chinese_standing_rules_on_different_acts_stand_together() -> None:
     result = inspect_messages(
         [
             Message("u1", "user", "我们要给支付网关加超时重试。"),
-            Message("u2", "user", "以后提交前都跑一遍全量测试。"),
+            Message("u2", "user", "从现在起提交前都跑一遍全量测试。"),
             Message("a1", "assistant", "好的。"),
-            Message("u3", "user", "今后每次发布前先在 staging 跑一遍冒烟测试。"),
+            Message("u3", "user", "从现在开始每次发布前先在 staging 跑一遍冒烟测试。"),
         ]
     )
     rules = [c for c in result.candidates if c.kind == "constraint"]

@@ -219,9 +219,6 @@ CONSTRAINT = _StartOrAnywhere(
     r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing)|"
     # A standing instruction: "From now on just run the unit tests before commits."
     r"from now on|going forward|from here on(?: out)?|henceforth)\b|从现在起|从现在开始|从今以后|今后都|以后都|以后一律|"
-    # "以后提交前都跑一遍全量测试。": "from now on" opening the sentence (never "以后再说",
-    # "later", or "以后会…", "will").
-    r"^(?:以后|今后)(?!再|会|可能|的|有|还|就知道)|"
     r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
     r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])|"
     # "PRs only.", "Linux only, no Windows": outside the group above, whose closing \b

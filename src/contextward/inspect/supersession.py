@@ -1928,13 +1928,13 @@ def _restates(new: Draft, old: Draft) -> bool:
 
 # Chinese pairs of characters that name nothing a statement is about: counts and
 # measure words ("一遍", "一下"; a pair ending in 一, "跑一", is a verb and a count),
-# pronouns, and the words of time and manner every instruction uses.
+# pronouns, and the words of time and manner every instruction uses ("从现在起").
 _FILLER_ZH = frozenset(
     run[n : n + 2]
     for run in (
         "一遍一下一个一些一次一点这个那个这些那些我们你们他们",
         "可以需要现在以后今后每次时候的话就是还是然后因为所以",
-        "如果但是已经没有一定都要都跑先在",
+        "如果但是已经没有一定都要都跑先在从现在起开始",
     )
     for n in range(0, len(run), 2)
 )
