@@ -375,6 +375,42 @@ def test_an_item_the_summary_replaced_as_the_owner_later_did_is_not_restated(
     assert "(1 item not restated: replaced by a later statement of the session" in block
 
 
+def test_a_replacement_is_seen_where_the_later_word_stands_and_by_the_value_it_moves(
+    store: Store,
+) -> None:
+    """A walkthrough's faithful summary of the README's own example restated "Use loguru"
+    (placed by a tie on the summary's goal line, apart from the structlog line) and "Set
+    the batch size to 500." (the later word shares only the value with it)."""
+    said = [
+        Message("u1", "user", "Goal: add structured logging to the ingest worker."),
+        Message("u2", "user", "Use loguru for logging in the worker."),
+        Message(
+            "u3",
+            "user",
+            "Logging in the worker must go through structlog, as the platform team says.",
+        ),
+        Message("u4", "user", "Set the batch size to 500."),
+        Message("u5", "user", "hmm, 500 is too big for the staging box, go with 100."),
+    ]
+    capture(store, said, session_id="s")
+    summary = (
+        "Goal: add structured logging to the ingest worker.\n"
+        "Logging in the worker must go through structlog, as the platform team says.\n"
+        "The batch size is 100 (500 was too big for the staging box)."
+    )
+    check_summary(store, summary, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert plan.items == ()
+    assert [(old.content, new.content) for old, new in plan.replaced] == [
+        ("Set the batch size to 500.", said[4].text),
+        ("Use loguru for logging in the worker.", said[2].text),
+    ]
+    # A summary that went back to the old value, or lost the new one, restores the new one.
+    for wrong in (summary.replace("is 100", "is 500"), summary.split("\nThe batch", 1)[0]):
+        check_summary(store, wrong, session_id="s")
+        assert "go with 100" in render_restore(plan_restore(store, session_id="s"))
+
+
 @pytest.mark.parametrize(
     "later",
     [

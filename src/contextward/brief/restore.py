@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from ..core import ContextItem, FactsVerifier, Snapshot
 from ..core.anchors import cue_counts, prepare
 from ..core.errors import ContextGuardError
-from ..core.facts import EXCEPTED, key_sets
+from ..core.facts import EXCEPTED, Placed, key_sets
 from ..core.item import STANDING
+from ..core.textnorm import VALUE_PREFIX
 from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Record, Store
@@ -218,9 +219,14 @@ def replaced_later(
                 or new.kind == "rejected"
                 or (owner and new.id in assistant)
                 or apart(new.content, old.content)
-                # the summary must say both in one place, not each of two things apart
-                or not where.window & placed[new.id].window
             ):
+                continue
+            # The summary must say both in one place, not each of two things apart. The
+            # old item may be placed elsewhere by a tie ("Goal: add structured logging to
+            # the worker" for "Use loguru for logging in the worker"): read where the
+            # later one stands, if two of its terms are there.
+            at = where if where.window & placed[new.id].window else _at(old, new, placed, keys)
+            if at is None:
                 continue
             kept = status.get(new.id) == "preserved"
             if findings[old.id][1] == EXCEPTED:
@@ -233,12 +239,38 @@ def replaced_later(
             # A goal stays restated (the later item only goes beside it): one shared term
             # is enough there ("每页" in "给导出接口加分页，每页 50 条" and "每页改成 200 条吧").
             same_thing = len(keys[old.id][1] & keys[new.id][1]) >= (1 if old.kind == "goal" else 2)
-            if (same_thing and where.put & keys[new.id][0] and ((kept and where.gone) or said)) or (
+            if (same_thing and at.put & keys[new.id][0] and ((kept and at.gone) or said)) or (
                 kept and verifier.verify([old], new.content)[0]["status"] == "changed"
             ):
                 later[old.id] = new.id
                 break
+            if said and kept and _moves_value(keys[old.id][0], keys[new.id][0], at.put):
+                # "Set the batch size to 500." ... "500 is too big for the staging box, go
+                # with 100." and a summary of "100": the later word names the old value and
+                # holds the one the summary put in its place.
+                later[old.id] = new.id
+                break
     return later
+
+
+def _at(
+    old: ContextItem,
+    new: ContextItem,
+    placed: Mapping[str, Placed],
+    keys: Mapping[str, tuple[frozenset[str], frozenset[str]]],
+) -> Placed | None:
+    """``old`` read in the later item's region, if two of its terms are there."""
+    there = (keys[new.id][0] - placed[new.id].gone) | placed[new.id].put
+    if len(keys[old.id][1] & there) < 2:
+        return None
+    return Placed(placed[new.id].window, keys[old.id][0] - there, there - keys[old.id][0])
+
+
+def _moves_value(old: frozenset[str], new: frozenset[str], put: frozenset[str]) -> bool:
+    """Whether a later statement names a value of the old item and holds a value the
+    summary put in place of the old item's."""
+    values = {key for key in old if key.startswith(VALUE_PREFIX)}
+    return bool(values & new) and any(key.startswith(VALUE_PREFIX) for key in put & new)
 
 
 def _permits(text: str) -> bool:
