@@ -27,6 +27,14 @@ MASK = "[secret:{kind}]"
 #: the time to mask it.
 _LEFT = r"(?:(?<![A-Za-z0-9_])|(?<=\\[ntr])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2})|(?<=_))"
 
+#: What a password "is" that is no password ("Password is required.", "… is rotated.").
+_PASSWORD_STATES = (
+    r"(?:required|invalid|incorrect|wrong|missing|empty|expired|correct|valid|weak|strong|"
+    r"changed|reset|hashed|encrypted|stored|rotated|unknown|optional|hidden|masked|redacted|"
+    r"secret|unchanged|different|same|set|saved|needed|mandatory|short|long|compromised|"
+    r"leaked|protected|sensitive|personal|private|public|shared|temporary|generated|random)"
+)
+
 # Ordered: more specific formats first, so a key inside a URL or header is named by
 # its own kind. A pattern with a ``secret`` group masks only that group (the name,
 # header or flag before it stays readable).
@@ -127,13 +135,30 @@ _SPECS: tuple[tuple[str, str], ...] = (
         r"(?i)\b(?:aws_secret_access_key|aws_session_token|secret_access_key)\s+"
         r"(?P<secret>(?!\[secret:)[A-Za-z0-9/+=]{16,})",
     ),
-    # "the admin password is hunter2hunter2", 'The password for staging is "P@ssw0rd!"':
-    # a value with a digit or a symbol in it.
+    # "the admin password is hunter2hunter2", 'The password for staging is "P@ssw0rd!"',
+    # "the password is: letmein2024!", "The root password is 'hunter two'.", "The wifi
+    # password is sunflower.", "is correct-horse-battery-staple": a quoted value, a value
+    # with a digit or a symbol, a passphrase of hyphened words, or one word ending the
+    # sentence that is no word of a password's state ("Password is required.").
     (
         "assignment",
         r"(?i)(?:(?<!\[)\b(?:password|passwd|passphrase|secret)\b|密码)(?:\s+for\s+[\w.-]{1,40})?"
-        r"\s*(?:\b(?:is|was)\b|=|:|：|为|是)\s*[\"'`]?"
-        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*[\d!@#$%^&*+=~?])[^\s\"'`,;，。]{6,})",
+        r"\s*(?:\b(?:is|was)\b\s*[:：]?|=|:|：|为|是)\s*[\"'`]?"
+        r"(?P<secret>(?!\[secret:)(?:"
+        r"(?<=[\"'`])[^\"'`\n]{4,64}(?=[\"'`])|"
+        r"(?=[^\s\"'`]*[\d!@#$%^&*+=~?])[^\s\"'`,;，。]{6,}|"
+        r"[A-Za-z]+(?:[-_][A-Za-z]+){2,}|"
+        rf"(?!{_PASSWORD_STATES}\b)[A-Za-z]{{6,40}}(?=[.;!,]?(?:\Z|[\n\r\"'`)\]])|[.;!,]\s)"
+        r"))",
+    ),
+    # "Our API token is tok-9f8e7d6c5b4a3928", "the deploy key is 9f8e…": a value of letters
+    # and digits together, 12 characters or more ("the token is valid for 24h" is no value).
+    (
+        "assignment",
+        r"(?i)\b(?:token|(?:api|access|secret|private|deploy|auth|license|signing)[ _-]?key)\b"
+        r"\s+(?:is|was)\s*[:：]?\s*[\"'`]?"
+        r"(?P<secret>(?!\[secret:)(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-z])[A-Za-z0-9._~+/=-]{12,}"
+        r"(?<![.]))",
     ),
     # "passwd hunter2hunter2", "secret wJalr…": with no "is" between, only a value of
     # letters and digits together ("4=password 0=unknown" names no password).

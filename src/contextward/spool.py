@@ -46,6 +46,7 @@ _HINTS = (
     "private", "credential", "auth", "key=", "key:", "key\"", "_key", "-key", "npm_",
     "pypi-", "hf_", "shpat", "sq0", "sg.", "dop_v1", "xapp", "ntn_", "lin_api", "glc_",
     "-pass", "key-",  # the flag pattern (`--pass hunter2x`), mailgun keys
+    "passphrase", "key is", "key was",  # "the deploy key is 9f8e…"
     "-u ", "-u=", "--user", "sshpass", "mysql", "mariadb", "login", "密码",  # -u user:pw, -p pw
 )  # fmt: skip
 _LONG_RUN = 24
