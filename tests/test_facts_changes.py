@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contextward.core import ContextItem, FactsVerifier, LiteralVerifier, verify_context
+from contextward.core.facts import EXCEPTED
 from contextward.core.snapshot import Snapshot
 
 
@@ -158,6 +159,65 @@ CASES = [
         "lost: too few key terms matched (2 of 7)",
     ),
 ]
+
+
+# A walkthrough of the compaction loop found each of these read as preserved.
+FLIPS_IN_OTHER_WORDS = [
+    # A permission or a reminder in a negative word is no negation.
+    (
+        "Never push to main.",
+        "Pushing to main is no problem.",
+        "changed: negation flipped (removed)",
+    ),
+    ("Never push to main.", "Don't forget to push to main.", "changed: negation flipped (removed)"),
+    ("不要直接 push 到 main。", "main 上直接 push 没问题。", "changed: negation flipped (removed)"),
+    ("不要直接 push 到 main。", "别忘了直接 push 到 main。", "changed: negation flipped (removed)"),
+    # A rule said to have lapsed, or struck through.
+    ("Never push to main.", "Previously: never push to main.", "changed: revoked"),
+    ("Never push to main.", "Never push to main (was the rule until Tuesday).", "changed: revoked"),
+    # A hedge beside a verbatim rule, an exception in a word of its own.
+    (
+        "All endpoints must have integration tests.",
+        "All endpoints must have integration tests, where practical.",
+        "changed: obligation weakened",
+    ),
+    (
+        "All endpoints must have integration tests.",
+        "Integration tests for all endpoints would be nice to have.",
+        "changed: obligation weakened",
+    ),
+    ("Never push to main.", "Never push to main (hotfixes excepted).", EXCEPTED),
+    # What came in the item's place, named after the marker.
+    (
+        "Use Redis for caching.",
+        "Use Redis for caching, rejected in favour of Memcached.",
+        "changed: revoked",
+    ),
+    (
+        "Use Redis for caching.",
+        "Use Redis for caching was replaced by Memcached.",
+        "changed: revoked",
+    ),
+]
+STILL_SAID = [
+    ("Never push to main.", "As previously agreed, never push to main."),
+    (
+        "Use Redis for caching.",
+        "Redis for caching stays; the Memcached idea was rejected in favour of it.",
+    ),
+    ("Never push to main.", "Never push to main. The old plan to vendor lodash is gone."),
+    ("You must keep the budget under $500.", "You must keep the budget under $500, as before."),
+]
+
+
+@pytest.mark.parametrize(("item", "summary", "reason"), FLIPS_IN_OTHER_WORDS)
+def test_a_flip_in_other_words_is_a_change(item: str, summary: str, reason: str) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.") == ("changed", reason)
+
+
+@pytest.mark.parametrize(("item", "summary"), STILL_SAID)
+def test_the_same_rule_beside_those_words_is_preserved(item: str, summary: str) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.")[0] == "preserved"
 
 
 @pytest.mark.parametrize(

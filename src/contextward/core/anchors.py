@@ -32,9 +32,13 @@ from .textnorm import (
     words,
 )
 
-CueClass = str  # "neg" | "strong" | "medium" | "weak" | "revoke" | "reject" | "except"
+CueClass = str  # "neg" | "strong" | "medium" | "weak" | "hedge" | "revoke" | "reject" | "except" | "successor" | "lapse"
 
 _EN_CUES: tuple[tuple[CueClass, str], ...] = (
+    # What names the thing that came in the item's place: "Use Redis for caching —
+    # rejected in favour of Memcached" turns Redis down, not Memcached.
+    ("revoke successor", r"replaced (?:by|with)|superseded by"),
+    ("successor", r"in favou?r of|swapped (?:out )?for|switched (?:over )?to"),
     (
         "revoke",
         r"no longer|not any ?more|any ?longer|does(?: not|n't) apply|do(?: not|n't) apply"
@@ -42,13 +46,32 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
         r"|overridden|overruled|superseded|obsolete"
         r"|called off|(?:was|were|been|is|are) removed|void",
     ),
+    # A rule said to have lapsed: "Previously: never push to main", "(was the rule until
+    # Tuesday)", "that was the old idea" ("as previously agreed" restates it).
+    (
+        "revoke lapse",
+        # ("previously $500" marks a stale value, read as one).
+        r"(?:(?<!as )previously|formerly)(?![:\s]*[$€£¥\d])|used to be"
+        r"|(?:was|were) the (?:rule|policy|plan|idea)"
+        r"|(?:the |an? |that )?old (?:rule|idea|plan|policy|approach)|struck out|out of date",
+    ),
     # Words that turn a thing down: they revoke a choice, but agree with a prohibition
     # ("no pandas" and "Pandas was ruled out").
     ("revoke reject", r"abandoned|scrapped|discarded|dropped|rejected|ruled out|declined"),
     (
         "weak",
         r"no need to|need not|needn't|(?:do|does|did)(?: not|n't) (?:need|have) to"
-        r"|not (?:required|mandatory|necessary|needed|obligatory)",
+        r"|not (?:required|mandatory|necessary|needed|obligatory)"
+        # A permission in a negative word: "pushing to main is no problem".
+        r"|(?:is |it's |that's )?(?:no|not an?) (?:problem|issue|big deal|worries)",
+    ),
+    # A reminder is an obligation, whatever its "don't": "Don't forget to push to main".
+    ("strong", r"(?:do not|don't|never) forget(?: to)?|remember to|make sure(?: to)?|be sure to"),
+    # A hedge weakens a requirement: "would be nice to have", "where practical".
+    (
+        "weak hedge",
+        r"nice to have|would be nice|where (?:practical|feasible|reasonable)"
+        r"|if (?:practical|feasible|time permits)|best[- ]effort|as far as (?:possible|practical)",
     ),
     ("neg strong", r"must not|mustn't|shall not|shan't"),
     ("neg medium", r"should not|shouldn't|ought not"),
@@ -73,14 +96,20 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
         r"|when possible|sometimes|occasionally|preferably|ideally|feel free",
     ),
     # An exception to a rule: "no new dependencies, except pydantic".
-    ("except", r"except(?: for)?|unless|other than|apart from|aside from|with the exception of"),
+    (
+        "except",
+        r"except(?: for)?|unless|other than|apart from|aside from|with the exception of"
+        r"|excepted|exempt(?:ed)?",
+    ),
 )
 _EN_CUE_RE = re.compile(
     "|".join(rf"(?P<g{index}>\b(?:{pattern})\b)" for index, (_cls, pattern) in enumerate(_EN_CUES))
 )
 #: Any revocation cue, English or Chinese: a cheap test before a full analysis.
 REVOKE_RE = re.compile(
-    rf"\b(?:{_EN_CUES[0][1]}|{_EN_CUES[1][1]})\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
+    r"\b(?:"
+    + "|".join(pattern for classes, pattern in _EN_CUES if "revoke" in classes.split())
+    + r")\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
 )
 _EN_GROUP_CLASSES = {f"g{index}": tuple(cls.split()) for index, (cls, _p) in enumerate(_EN_CUES)}
 
@@ -94,6 +123,9 @@ for _classes, _words in (
     (("medium",), "应当 应该 应 尽量 最好"),
     (("weak",), "可以 允许 可选 随意 也行 也可以 不必 无需 不需要 不用 酌情 视情况 可自行"),
     (("revoke",), "取消 撤销 撤回 废除 作废 不再 失效 解除 推翻 放弃 否决 已取消 已撤销"),
+    # "main 上直接 push 没问题" permits; "别忘了直接 push 到 main" obliges.
+    (("weak",), "没问题 没关系 无所谓"),
+    (("strong",), "别忘了 别忘记 不要忘了 不要忘记 记得 记住"),
 ):
     for _word in _words.split():
         _ZH_CLASSES[_word] = _classes

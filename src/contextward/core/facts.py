@@ -464,6 +464,15 @@ def _verbatim(profile: Profile, index: ContextIndex, window: list[int]) -> tuple
         return "changed", "changed: revoked"
     if _excepted(profile, index, window):
         return "changed", EXCEPTED
+    own = dict(profile.cues)
+    # "All endpoints must have integration tests, where practical": a hedge beside a
+    # verbatim rule makes it a wish.
+    if (
+        (own.get("strong") or own.get("neg"))
+        and not own.get("hedge")
+        and any(clause.cue("hedge") for number in window for clause in index.clauses(number))
+    ):
+        return "changed", "changed: obligation weakened"
     if profile.values or profile.idents:
         parts = [clause for number in window for clause in index.clauses(number)]
         stale, _swapped, _missing = _anchor_changes(profile, parts)
@@ -557,6 +566,10 @@ def _held(profile: Profile) -> tuple[frozenset[str], frozenset[str]]:
     return (own - down or own), down.union(*about)
 
 
+#: The first word of a marker of what came in an item's place (anchors' "successor" cue).
+_SUCCESSOR_WORDS = frozenset({"favour", "favor", "replaced", "superseded", "swapped", "switched"})
+
+
 def _about_another(
     clauses: list[Clause], held: tuple[frozenset[str], frozenset[str]], keyset: set[str]
 ) -> bool:
@@ -566,6 +579,20 @@ def _about_another(
     names another thing ("试过 50 条，…，因此放弃"). "(Redis dropped)" is about "Use Redis
     for the waitlist", not about "Forget Redis for the waitlist"."""
     own, down = held
+    last = clauses[-1]
+    if last.cue("lapse"):
+        return False  # "(was the rule until Tuesday)" speaks of the rule beside it
+    if last.cue("successor"):
+        # "rejected in favour of Memcached": a thing named after the marker is what came
+        # in, one named before it what was turned down ("the Memcached idea was rejected
+        # in favour of it").
+        marker = next(
+            (n for n, word in enumerate(last.surface) if word in _SUCCESSOR_WORDS),
+            len(last.surface),
+        )
+        others = last.names - own
+        before = last.surface[:marker]
+        return any(word.startswith(name) for word in before for name in others)
     anchors = _anchor_keys(clauses[-1:])
     if anchors:
         return bool(anchors - own) and not anchors & own
