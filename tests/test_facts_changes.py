@@ -187,6 +187,16 @@ FLIPS_IN_OTHER_WORDS = [
         "changed: obligation weakened",
     ),
     ("Never push to main.", "Never push to main (hotfixes excepted).", EXCEPTED),
+    # A bound turned the other way.
+    (
+        "Keep p99 latency under 200ms.",
+        "p99 latency must stay over 200ms.",
+        "changed: bound flipped",
+    ),
+    ("Keep p99 latency under 200ms.", "Keep p99 latency > 200ms.", "changed: bound flipped"),
+    ("Retry at most 3 times.", "Retry at least 3 times.", "changed: bound flipped"),
+    ("每月预算控制在500美元以内。", "每月预算控制在500美元以上。", "changed: bound flipped"),
+    ("延迟不超过200ms。", "延迟高于200ms。", "changed: bound flipped"),
     # What came in the item's place, named after the marker.
     (
         "Use Redis for caching.",
@@ -207,6 +217,8 @@ STILL_SAID = [
     ),
     ("Never push to main.", "Never push to main. The old plan to vendor lodash is gone."),
     ("You must keep the budget under $500.", "You must keep the budget under $500, as before."),
+    ("Keep p99 latency under 200ms.", "p99 latency stays below 200ms."),
+    ("Retry at most 3 times.", "Retries are capped at 3."),
 ]
 
 

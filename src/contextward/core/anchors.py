@@ -158,6 +158,9 @@ class Value:
     unit: str
     kind: str  # currency | percent | duration | size | number | date
     stale: bool
+    #: "max" for "under 200ms", "at most 5", "500美元以内"; "min" for "over", "at least",
+    #: "以上"; "" when the value is stated without a bound.
+    bound: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +270,48 @@ def _value_kind(token: str, unit: str) -> str:
     return "number"
 
 
+# The words before a value that bound it, the negated ones first ("no more than 5" is
+# a most, "不少于 3" a least), and the symbols and Chinese words right beside it.
+_BOUND_BEFORE = (
+    ("max", re.compile(r"(?:\bno more than|\bnot more than|不超过|不多于|不高于|不大于)$")),
+    (
+        "min",
+        re.compile(r"(?:\bno less than|\bnot less than|\bno fewer than|不少于|不低于|不小于)$"),
+    ),
+    (
+        "max",
+        re.compile(
+            r"(?:\b(?:under|below|within|less than|fewer than|lower than|at most|up to|max|maximum"
+            r"|capped at)|低于|少于|小于|最多|不到)$"
+        ),
+    ),
+    (
+        "min",
+        re.compile(
+            r"(?:\b(?:over|above|more than|greater than|higher than|at least|min|minimum"
+            r"|exceeds?|exceeding)|超过|高于|多于|大于|至少|最少)$"
+        ),
+    ),
+)
+_BOUND_SYMBOL = {"<": "max", "≤": "max", ">": "min", "≥": "min"}
+_BOUND_AFTER = {"以内": "max", "以下": "max", "之内": "max", "以上": "min", "之上": "min"}
+
+
+def _bound(surface: list[str], index: int, lowered: str, start: int) -> str:
+    """Whether the value at ``index`` is bounded: "max", "min" or ""."""
+    near = lowered[max(0, start - 3) : start].rstrip(" =")
+    if near[-1:] in _BOUND_SYMBOL:
+        return _BOUND_SYMBOL[near[-1]]
+    if index + 1 < len(surface) and surface[index + 1] in _BOUND_AFTER:
+        return _BOUND_AFTER[surface[index + 1]]
+    lead = " ".join(surface[max(0, index - 3) : index])
+    joined = lead.replace(" ", "")  # "不 超过": Chinese words are cut apart
+    for bound, pattern in _BOUND_BEFORE:
+        if pattern.search(lead) or pattern.search(joined):
+            return bound
+    return ""
+
+
 def _is_stale(surface: list[str], index: int, anchors: dict[int, str]) -> bool:
     """Is the anchor at ``index`` an old one: "$500 -> $800", "was $500", "原为500元".
 
@@ -362,7 +407,9 @@ def _clause(
                 continue
             parsed = parse_value(token)
             if parsed is not None:
-                values.append(Value(parsed[0], parsed[1], _value_kind(token, parsed[1]), stale))
+                bound = _bound(surface, index, cased.lower(), start)
+                kind = _value_kind(token, parsed[1])
+                values.append(Value(parsed[0], parsed[1], kind, stale, bound))
             continue
         if not _WORDISH.match(token[0]) and token[0] not in "/~._":
             continue

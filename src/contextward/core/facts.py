@@ -692,6 +692,8 @@ def _compare(
     stale, swapped, missing = _anchor_changes(profile, parts)
     if stale:
         return "changed", f"changed: stale value ({stale[0]})"
+    if _bound_flipped(profile, parts):
+        return "changed", "changed: bound flipped"
     if swapped:
         kind, what = swapped[0]
         return "changed", f"changed: {what} swapped ({kind})"
@@ -779,6 +781,24 @@ def _set_aside(clause: Clause, keyset: set[str]) -> int:
         if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
         and not set(token_keys(words[n + 2])) & keyset
     )
+
+
+def _bound_flipped(profile: Profile, parts: list[Clause]) -> bool:
+    """Whether a bounded value of the item is stated with the opposite bound and never its
+    own: "Keep p99 latency under 200ms." and "p99 latency over 200ms"."""
+    opposite = {"max": "min", "min": "max"}
+    for value in profile.values:
+        if not value.bound:
+            continue
+        bounds = {
+            other.bound
+            for clause in parts
+            for other in clause.values
+            if (other.number, other.unit) == (value.number, value.unit)
+        }
+        if opposite[value.bound] in bounds and value.bound not in bounds:
+            return True
+    return False
 
 
 def _anchor_changes(
