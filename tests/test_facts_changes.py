@@ -187,6 +187,8 @@ FLIPS_IN_OTHER_WORDS = [
         "changed: obligation weakened",
     ),
     ("Never push to main.", "Never push to main (hotfixes excepted).", EXCEPTED),
+    # The choice turned around.
+    ("Use pnpm instead of npm.", "Use npm instead of pnpm.", "changed: negation flipped (added)"),
     # A bound turned the other way.
     (
         "Keep p99 latency under 200ms.",
@@ -219,6 +221,9 @@ STILL_SAID = [
     ("You must keep the budget under $500.", "You must keep the budget under $500, as before."),
     ("Keep p99 latency under 200ms.", "p99 latency stays below 200ms."),
     ("Retry at most 3 times.", "Retries are capped at 3."),
+    # What the item sets aside need not be said again.
+    ("Use pnpm instead of npm.", "Use pnpm."),
+    ("Use pnpm instead of npm.", "Use pnpm, not npm."),
 ]
 
 

@@ -156,8 +156,14 @@ class Profile:
         for part in parts:
             for cue, count in part.cues:
                 cues[cue] = cues.get(cue, 0) + count
+        # What the item sets aside ("Use pnpm instead of npm") weighs as a generic word: a
+        # summary of what holds need not name it ("Use pnpm.").
+        aside = _aside_keys(parts)
         return cls(
-            weights=tuple((key, _weight(key, anchor_keys)) for key in sorted(keys)),
+            weights=tuple(
+                (key, GENERIC_WEIGHT if key in aside else _weight(key, anchor_keys))
+                for key in sorted(keys)
+            ),
             values=values,
             idents=idents,
             names=names,
@@ -678,15 +684,24 @@ def _compare(
         region_cues["turned_down"] += _turned_down(clause)
     # "(switched from Heroku)" anywhere in the region sets aside what the item turns down.
     region_cues["turned_down"] += sum(_moved_from(clause, held[1]) for clause in parts)
+    said = frozenset().union(*(c.keys for c in relevant))
+    asides = _asides(profile, said)
+    item_cues["neg"] -= sum(aside.cue("neg") for aside in asides)
+    # "Use pnpm instead of npm." in one clause: its "instead of npm" is no rule to repeat
+    # when the region says nothing of npm ("Use pnpm.").
     item_cues["neg"] -= sum(
-        aside.cue("neg")
-        for aside in _asides(profile, frozenset().union(*(c.keys for c in relevant)))
+        _set_aside(clause, set(said)) for clause in profile.clauses if clause not in asides
     )
 
     if _revokes(index, window, keyset, _prohibits(profile), held) > item_cues[
         "revoke"
     ] or _revoked_after(index, window, keyset):
         return "changed", "changed: revoked"
+    # "Use npm instead of pnpm." for "Use pnpm instead of npm.": the region sets aside
+    # what the item chose.
+    chosen = keyset - _aside_keys(profile.clauses, after_not=True) - _GENERIC
+    if _aside_keys(relevant) & chosen:
+        return "changed", "changed: negation flipped (added)"
     if _excepted(profile, index, window):
         return "changed", EXCEPTED
     stale, swapped, missing = _anchor_changes(profile, parts)
@@ -769,6 +784,25 @@ def _excepted(profile: Profile, index: ContextIndex, window: list[int]) -> bool:
         return False
     said = sum(clause.cue("except") for number in window for clause in index.clauses(number))
     return said > cues.get("except", 0)
+
+
+def _aside_keys(parts: Iterable[Clause], *, after_not: bool = False) -> frozenset[str]:
+    """Keys of the words an item sets aside ("instead of npm", "rather than Celery"; with
+    ``after_not``, "not npm" too) and names nowhere else."""
+    aside: set[str] = set()
+    elsewhere: set[str] = set()
+    for clause in parts:
+        words = clause.surface
+        marked = {
+            n + 2
+            for n in range(len(words) - 2)
+            if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
+        }
+        if after_not:
+            marked.update(n + 1 for n in range(len(words) - 1) if words[n] in ("not", "no"))
+        for n, word in enumerate(words):
+            (aside if n in marked else elsewhere).update(token_keys(word))
+    return frozenset(aside - elsewhere)
 
 
 def _set_aside(clause: Clause, keyset: set[str]) -> int:
