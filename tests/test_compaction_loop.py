@@ -178,6 +178,26 @@ def test_the_assistants_own_replaced_plan_is_not_carried_but_the_owners_rule_is(
     assert {switch, "Never push to main."} <= contents
 
 
+def test_a_carried_item_of_the_agent_keeps_its_mark_in_the_next_guidance(store: Store) -> None:
+    """A walkthrough saw `[decision, agent]` in the first guidance and a plain `[decision]`
+    for the same carried item in the second, presented as if the owner had said it."""
+    plan = "I'll use memcached for the page cache."
+    first = [
+        Message("u1", "user", "Goal: cache the catalogue pages."),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", "Never push to main."),
+    ]
+    assert f"[decision, agent] {plan}" in capture(store, first, session_id="s").guidance
+    check_summary(store, "Goal: cache the catalogue pages.", session_id="s")
+    second = [
+        Message("c1", "user", "Goal: cache the catalogue pages.", summary=True),
+        Message("u3", "user", "Add a purge endpoint too."),
+    ]
+    guidance = capture(store, second, session_id="s").guidance
+    assert f"- [decision, agent] {plan}" in guidance
+    assert "- [constraint] Never push to main." in guidance
+
+
 def test_sessions_never_mix_and_a_busy_store_keeps_each_sessions_check(store: Store) -> None:
     capture(store, CONVERSATION, session_id="a")
     check_summary(store, "Goal: ship OAuth login for the billing service.", session_id="a")

@@ -18,7 +18,7 @@ Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,7 +201,7 @@ def capture_inspection(
         label=label,
         session_id=session_id,
     )
-    guidance = _guidance(result, snapshot, chosen, reviewed=reviewed)
+    guidance = _guidance(result, snapshot, chosen, reviewed=reviewed, agent=agent)
     return Capture(result, snapshot, record, guidance)
 
 
@@ -274,6 +274,7 @@ def _guidance(
     decisions: tuple[ReviewDecision, ...] = (),
     *,
     reviewed: bool | None = None,
+    agent: Collection[str] = (),
 ) -> str:
     """The guidance, then the standing record (the contract, recorded decisions, what the
     previous snapshot carried), which has its room set aside first: a long transcript's
@@ -281,20 +282,23 @@ def _guidance(
     inspected = {c.id for c in result.candidates}
     extra = [item for item in snapshot.items if item.id not in inspected and item.critical]
     extra.sort(key=lambda item: item.kind not in STANDING)  # goals and rules first
-    record = _record(extra, RECORD_CHARS)
+    record = _record(extra, RECORD_CHARS, agent)
     room = MAX_GUIDANCE_CHARS - len(record) - 300  # a guidance may pass its bound by ~200
     limits = Limits(max_chars=max(room, 1000))
     text = build_guidance(result, decisions, reviewed=reviewed, limits=limits).text() + record
     return text[:MAX_GUIDANCE_CHARS]
 
 
-def _record(items: list[ContextItem], size: int) -> str:
+def _record(items: list[ContextItem], size: int, agent: Collection[str] = ()) -> str:
+    """The carried and recorded items, marked ``[kind, agent]`` when the agent said them
+    (as the guidance marks them: never presented as the owner's)."""
     if not items:
         return ""
     lines = ["", "Also preserve verbatim (the project's standing record):"]
     used = 0
     for n, item in enumerate(items):
-        line = f"- [{item.kind}] {' '.join(mask(item.content).split())}"
+        label = f"{item.kind}, agent" if item.id in agent else item.kind
+        line = f"- [{label}] {' '.join(mask(item.content).split())}"
         if used + len(line) > size:
             lines.append(f"({len(items) - n} more in `contextward brief`)")
             break
