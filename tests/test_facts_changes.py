@@ -187,6 +187,12 @@ FLIPS_IN_OTHER_WORDS = [
         "changed: obligation weakened",
     ),
     ("Never push to main.", "Never push to main (hotfixes excepted).", EXCEPTED),
+    # A neighbouring sentence lends no "not" to one that permits what the item forbids.
+    (
+        "Do not touch the billing schema.",
+        "Do not touch the auth module. The billing schema can be migrated as needed.",
+        "changed: negation flipped (removed)",
+    ),
     # The choice turned around.
     ("Use pnpm instead of npm.", "Use npm instead of pnpm.", "changed: negation flipped (added)"),
     # A bound turned the other way.
@@ -221,6 +227,7 @@ STILL_SAID = [
     ("You must keep the budget under $500.", "You must keep the budget under $500, as before."),
     ("Keep p99 latency under 200ms.", "p99 latency stays below 200ms."),
     ("Retry at most 3 times.", "Retries are capped at 3."),
+    ("Do not touch the billing schema.", "Billing schema. Never touch it; it belongs to finance."),
     # What the item sets aside need not be said again.
     ("Use pnpm instead of npm.", "Use pnpm."),
     ("Use pnpm instead of npm.", "Use pnpm, not npm."),

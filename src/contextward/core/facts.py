@@ -714,8 +714,10 @@ def _compare(
         return "changed", f"changed: {what} swapped ({kind})"
     # Clause by clause first: "Never push to main; always open a PR" -> "Always push to
     # main; no PR needed" keeps one negation and one "always" overall, flipped in place.
-    cue_change = _clause_flip(profile, index, window, alone=True) or _cue_change(
-        item_cues, region_cues
+    cue_change = (
+        _clause_flip(profile, index, window, alone=True)
+        or _cue_change(item_cues, region_cues)
+        or _borrowed_negation(item_cues, index, window, keyset)
     )
     if cue_change is not None:
         return "changed", cue_change
@@ -815,6 +817,25 @@ def _set_aside(clause: Clause, keyset: set[str]) -> int:
         if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
         and not set(token_keys(words[n + 2])) & keyset
     )
+
+
+def _borrowed_negation(
+    item_cues: Counter[str], index: ContextIndex, window: list[int], keyset: set[str]
+) -> str | None:
+    """A prohibition found across sentences, where the sentence that says most of what it
+    forbids permits it and holds no "not": "Do not touch the auth module. The billing
+    schema can be migrated as needed." lends no "not" to "Do not touch the billing
+    schema." ("Billing schema. Never touch it." permits nothing: it stands.)"""
+    if item_cues["neg"] <= 0 or len(window) < 2:
+        return None
+    shares = {number: len(index.keysets[number] & keyset) for number in window}
+    best = max(shares.values())
+    core = [index.clauses(number) for number, share in shares.items() if share == best]
+    if any(clause.cue("neg") for clauses in core for clause in clauses):
+        return None
+    if not any(clause.cue("weak") for clauses in core for clause in clauses):
+        return None
+    return "changed: negation flipped (removed)"
 
 
 def _bound_flipped(profile: Profile, parts: list[Clause]) -> bool:
