@@ -198,6 +198,33 @@ def test_a_carried_item_of_the_agent_keeps_its_mark_in_the_next_guidance(store: 
     assert "- [constraint] Never push to main." in guidance
 
 
+def test_a_count_of_tries_changed_in_other_words_after_a_compaction_is_not_carried(
+    store: Store,
+) -> None:
+    """A walkthrough's "Retry at most 3 times." came back as still holding after the owner
+    said "Make it 5 retries." in the next segment: times and retries were two units."""
+    goal = "Goal: migrate the invoice service to Python 3.12."
+    capture(
+        store,
+        [
+            Message("u1", "user", goal),
+            Message("u2", "user", "Use 4 workers. Retry at most 3 times."),
+        ],
+        session_id="s",
+    )
+    check_summary(store, goal, session_id="s")
+    second = [
+        Message("c1", "user", goal, summary=True),
+        Message("u3", "user", "Actually use 2 workers instead of 4."),
+        Message("u4", "user", "Make it 5 retries."),
+    ]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert "Retry at most 3 times." not in contents and "Make it 5 retries." in contents
+    check_summary(store, goal, session_id="s")
+    restored = {i.content for i in plan_restore(store, session_id="s").items}
+    assert restored == {"Actually use 2 workers instead of 4.", "Make it 5 retries."}
+
+
 def test_sessions_never_mix_and_a_busy_store_keeps_each_sessions_check(store: Store) -> None:
     capture(store, CONVERSATION, session_id="a")
     check_summary(store, "Goal: ship OAuth login for the billing service.", session_id="a")

@@ -540,7 +540,7 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         # "4K" is still a size.
         ("每块 4K", {"bytes": [4096.0]}),
         # A counter with no noun after it is its own unit.
-        ("失败后最多重试 3 次。", {"次": [3.0]}),
+        ("失败后最多重试 3 次。", {"retry": [3.0]}),
         # Times of day, in hours, the one set first.
         ("时间改成 20:30 吧，9 点好多人已经躺平了", {"clock": [20.5, 9.0]}),
         ("每天晚上 9 点推", {"clock": [21.0]}),

@@ -1364,6 +1364,10 @@ _BYTES = {
 # One statement is compared with every later one within reach: its words and values
 # are read once. Callers never mutate what these return.
 _CACHE = 4096
+# Counts of tries, in any word for them: one dimension where the statement is about
+# retrying ("Retry at most 3 times." and "Make it 5 retries.").
+_TRY_UNITS = frozenset(("tim", "att", "ret", "tri", "次"))
+_TRIES = re.compile(r"\bretr|\battempt|\btries\b|重试")
 
 
 @lru_cache(maxsize=_CACHE)
@@ -1415,6 +1419,8 @@ def _values(text: str) -> dict[str, list[float]]:
             noun = low[match.end() : match.end() + 2].strip()
             unit = noun if noun and _CJK.match(noun) else unit
         dimension, factor = _dimension(unit)
+        if dimension in _TRY_UNITS and _TRIES.search(low):
+            dimension = "retry"  # "Retry at most 3 times" and "5 retries", "3 attempts"
         _put(out, dimension, float(number) * factor, low, match.start())
     for dimension, named in _named_values(low).items():
         out.setdefault(dimension, []).extend(named)
