@@ -228,6 +228,8 @@ STILL_SAID = [
     ("Keep p99 latency under 200ms.", "p99 latency stays below 200ms."),
     ("Retry at most 3 times.", "Retries are capped at 3."),
     ("Do not touch the billing schema.", "Billing schema. Never touch it; it belongs to finance."),
+    # An item that lifts a rule agrees with a summary saying the rule was lifted.
+    ("Forget the no-push rule.", "The earlier no-push rule is lifted."),
     # What the item sets aside need not be said again.
     ("Use pnpm instead of npm.", "Use pnpm."),
     ("Use pnpm instead of npm.", "Use pnpm, not npm."),

@@ -1619,3 +1619,23 @@ def test_two_chinese_standing_rules_on_different_acts_stand_together() -> None:
     )
     rules = [c for c in result.candidates if c.kind == "constraint"]
     assert len(rules) == 2 and all(c.superseded_by is None for c in rules)
+
+
+def test_a_lift_in_may_now_and_a_named_rule_retire_the_rule_and_nothing_else() -> None:
+    """A walkthrough's "you may push to main now" left "Never push to main" current, and
+    "Forget the no-push rule." retired the assistant's cursor decision instead."""
+    cursor = "Decision: stream rows with a server-side cursor instead of loading them all."
+    result = inspect_messages(
+        [
+            Message("u1", "user", "Goal: add a CSV export endpoint."),
+            Message("u2", "user", "Never push to main; open a PR."),
+            Message("a1", "assistant", cursor),
+            Message(
+                "u3", "user", "Also, you may push to main now, the protection moved to release/*."
+            ),
+            Message("u4", "user", "Forget the no-push rule."),
+        ]
+    )
+    by = {c.content: c for c in result.candidates}
+    assert by["Never push to main; open a PR."].superseded_by is not None
+    assert by[cursor].superseded_by is None and by[cursor].action == "keep"

@@ -55,6 +55,13 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
         r"|(?:was|were) the (?:rule|policy|plan|idea)"
         r"|(?:the |an? |that )?old (?:rule|idea|plan|policy|approach)|struck out|out of date",
     ),
+    # An item that lifts a rule itself: "Forget the no-push rule." agrees with "the
+    # no-push rule is lifted".
+    (
+        "revoke",
+        r"(?:forget|ignore|drop|scrap|lift)(?= (?:about )?(?:the|that|my) (?:[\w-]+ ){0,3}?"
+        r"(?:rule|constraint|restriction|requirement)\b)",
+    ),
     # Words that turn a thing down: they revoke a choice, but agree with a prohibition
     # ("no pandas" and "Pandas was ruled out").
     ("revoke reject", r"abandoned|scrapped|discarded|dropped|rejected|ruled out|declined"),

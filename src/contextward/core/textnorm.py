@@ -148,7 +148,7 @@ _CUE_WORDS = words(
     sometimes occasionally preferably ideally recommended
     revoked revoke rescinded rescind lifted cancelled canceled cancel withdrawn retracted
     abandoned abandon reverted revert overridden superseded obsolete scrapped discarded withdrew
-    dropped rejected reject declined longer anymore
+    dropped rejected reject declined longer anymore forget
     always"""
 )
 

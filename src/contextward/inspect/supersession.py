@@ -202,9 +202,14 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(old, new)
         if new.role == "user" and _LIFTS.search(new.text.casefold()):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
-            # on the same thing, said within reach.
-            for old in _lifted(new, far.before(index)):
+            # on the same thing, said within reach. "Forget the no-push rule" names the
+            # rule it lifts: one of its words is enough.
+            names_rule = _NAMED_RULE.search(new.text.casefold()) is not None
+            lifted = _lifted(new, far.before(index), shared=1 if names_rule else 2)
+            for old in lifted:
                 _retire(old, new)
+            if (lifted or names_rule) and new.kind == "correction":
+                continue  # what it takes back is named; nothing else is guessed
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
             low = new.text.casefold()
@@ -409,9 +414,11 @@ _LIFTS = re.compile(
     # "new dependencies are fine as long as they're MIT": lifted, under a condition.
     r"\b\w+s (?:are|is) (?:fine|ok|okay|allowed) (?:as long as|so long as|provided|if)\b|"
     r"\b(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
+    # "you may push to main now, the branch protection moved".
+    r"\b(?:you )?(?:may|can) (?:now )?\w+\b[^.;,]{0,40}?\bnow\b|"
     r"\b(?:may|can) (?:now )?be \w+ (?:now|from now on|again)\b|"
     r"\b(?:forget|ignore|drop|scrap) (?:the|that|my) (?:earlier |old |previous )?"
-    r"(?:rule|constraint|restriction)\b|"
+    r"(?:[\w-]+ ){0,3}?(?:rule|constraint|restriction)\b|"
     r"\b(?:the|that|this) (?:rule|constraint|restriction)\b.{0,40}?\b(?:is|was) (?:lifted|gone|"
     r"cancell?ed|removed)\b|"
     # "the legacy billing freeze is over, you're free to refactor it", "go ahead with SMS
@@ -426,7 +433,14 @@ _LIFTS = re.compile(
 _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
 
 
-def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+# "Forget the no-push rule", "drop the freeze rule": a rule the owner names.
+_NAMED_RULE = re.compile(
+    r"\b(?:forget|ignore|drop|scrap|lift) (?:the|that|my) (?:earlier |old |previous )?"
+    r"(?:[\w-]+ ){1,3}?(?:rule|constraint|restriction)\b"
+)
+
+
+def _lifted(new: Draft, recent: Sequence[Draft], *, shared: int = 2) -> list[Draft]:
     """The owner's rules ``new`` lifts: a constraint of theirs, or one a compaction summary
     states or quotes from them, that it shares two words with. (One shared Chinese word,
     "原图现在可以删了" for "不要删除原图", was tried: it lifted a current rule on held-out.)"""
@@ -438,7 +452,7 @@ def _lifted(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         and old.role in ("user", "system")
         and old.superseded_by is None
         and old.position < new.position
-        and len(words & _words(old.text)) >= 2
+        and len(words & _words(old.text)) >= shared
     ]
 
 
