@@ -193,6 +193,7 @@ FLIPS_IN_OTHER_WORDS = [
         "Do not touch the auth module. The billing schema can be migrated as needed.",
         "changed: negation flipped (removed)",
     ),
+    ("超时设成 5 秒。", "超时设成八秒。", "changed: value swapped (duration)"),
     # The choice turned around.
     ("Use pnpm instead of npm.", "Use npm instead of pnpm.", "changed: negation flipped (added)"),
     # A bound turned the other way.
@@ -228,6 +229,9 @@ STILL_SAID = [
     ("Keep p99 latency under 200ms.", "p99 latency stays below 200ms."),
     ("Retry at most 3 times.", "Retries are capped at 3."),
     ("Do not touch the billing schema.", "Billing schema. Never touch it; it belongs to finance."),
+    # A count in Chinese words is the same value.
+    ("超时设成 5 秒。", "超时设成五秒。"),
+    ("失败后最多重试 3 次。", "失败后最多重试三次。"),
     # An item that lifts a rule agrees with a summary saying the rule was lifted.
     ("Forget the no-push rule.", "The earlier no-push rule is lifted."),
     # What the item sets aside need not be said again.

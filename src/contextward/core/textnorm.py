@@ -304,13 +304,38 @@ def _digits_for(match: re.Match[str]) -> str:
     return match.group() if value is None else str(value)
 
 
+# One Chinese digit before a measure word or unit ("五秒", "三次", "两个"): a count. "一"
+# is left alone ("一个问题" is "a problem", no count a summary must repeat), and so is
+# 十分 ("very"; "十分钟" is ten minutes).
+_ZH_NUMERAL_CHAR = re.compile("[零一二两三四五六七八九十百千万亿]")
+_ZH_COUNT = re.compile(
+    r"(?<![零一二两三四五六七八九十百千万亿\d])([二两三四五六七八九十])(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
+)
+_ZH_ONE_DIGIT = {
+    "二": "2",
+    "两": "2",
+    "三": "3",
+    "四": "4",
+    "五": "5",
+    "六": "6",
+    "七": "7",
+    "八": "8",
+    "九": "9",
+    "十": "10",
+}
+
+
 def arabic(text: str) -> str:
     """``text`` with Chinese numerals written in digits ("两万行" -> "20000行", "2万" ->
-    "20000"), so a value reads the same in either script. Words made of numeral
-    characters ("千万", "万一", "统一", "十分") are left alone."""
-    if text.isascii() or not _ZH_NUMERAL.search(text):
+    "20000", "五秒" -> "5秒"), so a value reads the same in either script. Words made of
+    numeral characters ("千万", "万一", "统一", "十分") are left alone."""
+    if text.isascii() or not _ZH_NUMERAL_CHAR.search(text):
         return text
-    return _ZH_NUMERAL.sub(_digits_for, text)
+    if _ZH_NUMERAL.search(text):
+        text = _ZH_NUMERAL.sub(_digits_for, text)
+    if _ZH_COUNT.search(text):
+        text = _ZH_COUNT.sub(lambda m: _ZH_ONE_DIGIT[m.group(1)], text)
+    return text
 
 
 def nfkc(text: str) -> str:
