@@ -304,9 +304,10 @@ _BOUND_SYMBOL = {"<": "max", "≤": "max", ">": "min", "≥": "min"}
 _BOUND_AFTER = {"以内": "max", "以下": "max", "之内": "max", "以上": "min", "之上": "min"}
 
 
-def _bound(surface: list[str], index: int, lowered: str, start: int) -> str:
-    """Whether the value at ``index`` is bounded: "max", "min" or ""."""
-    near = lowered[max(0, start - 3) : start].rstrip(" =")
+def _bound(surface: list[str], index: int, text: str, start: int) -> str:
+    """Whether the value at ``index`` (at ``start`` in ``text``) is bounded: "max", "min"
+    or ""."""
+    near = text[max(0, start - 3) : start].rstrip(" =")
     if near[-1:] in _BOUND_SYMBOL:
         return _BOUND_SYMBOL[near[-1]]
     if index + 1 < len(surface) and surface[index + 1] in _BOUND_AFTER:
@@ -414,7 +415,7 @@ def _clause(
                 continue
             parsed = parse_value(token)
             if parsed is not None:
-                bound = _bound(surface, index, cased.lower(), start)
+                bound = _bound(surface, index, cased, start)
                 kind = _value_kind(token, parsed[1])
                 values.append(Value(parsed[0], parsed[1], kind, stale, bound))
             continue
