@@ -215,6 +215,38 @@ def test_without_a_check_every_critical_item_is_restored(project: Path) -> None:
     assert "could not be checked" in restore and "Never push to main." in restore
 
 
+def test_without_a_summary_hook_the_summary_in_the_transcript_is_checked(project: Path) -> None:
+    """A walkthrough's host fired no SubagentStop before SessionStart(compact): every
+    critical item came back as "could not be checked" though the summary was on disk."""
+    path = transcript(
+        project / "t.jsonl",
+        [("user", "Goal: ship OAuth login."), ("user", "Never push to main; open a PR instead.")],
+    )
+    fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b1", "sessionId": "s1"}
+    summary = {
+        "type": "user",
+        "uuid": "c1",
+        "parentUuid": "b1",
+        "sessionId": "s1",
+        "isCompactSummary": True,
+        "message": {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation that ran "
+            "out of context. The summary below covers the earlier portion of the conversation."
+            "\n\nSummary:\n1. Primary Request and Intent: Goal: ship OAuth login.",
+        },
+    }
+    with path.open("a") as out:
+        out.write(json.dumps(boundary) + "\n" + json.dumps(summary) + "\n")
+    restore = context(fire(project, "SessionStart", source="compact", transcript_path=str(path))[1])
+    head = restore.split("\n\n")[0]
+    assert "could not be checked" not in head
+    assert "Never push to main; open a PR instead." in head and "ship OAuth" not in head
+    with Store.open(project) as store:
+        assert [r.data["source"] for r in store.check_reports.list()] == ["transcript"]
+
+
 def test_an_unrelated_subagent_is_not_taken_for_a_summary(project: Path) -> None:
     fire(
         project,

@@ -58,7 +58,12 @@ def run(
 
 
 def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:
-    return hooks.session_start(session, source=hooks.text_field(payload, "source"))
+    source = hooks.text_field(payload, "source")
+    if source == "compact":
+        hooks.summary_from_transcript(
+            session, payload.get("transcript_path"), transcript_format="claude-code"
+        )
+    return hooks.session_start(session, source=source)
 
 
 def _prompt(session: Session, payload: Mapping[str, Any]) -> Reply:

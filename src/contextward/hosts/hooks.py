@@ -403,6 +403,35 @@ def summary_seen(session: Session, summary: str, *, source: str) -> Reply:
     return SILENT
 
 
+def summary_from_transcript(
+    session: Session, transcript_path: object, *, transcript_format: str | None = None
+) -> None:
+    """After a compaction whose summary no hook has seen (a host that fired neither its
+    summariser's stop nor a post-compaction event): the summary is the transcript's last
+    one; check it, so the restore states what the summary lost, not every critical item
+    as "could not be checked"."""
+    from ..brief.restore import latest_check
+    from ..inspect import InspectError, open_transcript
+
+    if not (isinstance(transcript_path, str) and transcript_path):
+        return
+    with session.open() as store:
+        record = store.snapshots.latest(session_id=session.session_id)
+        if record is None or latest_check(store, record.seq) is not None:
+            return
+    summary = ""
+    try:
+        with open_regular(transcript_path) as stream:
+            _skip_to_tail(stream, TRANSCRIPT_TAIL)
+            for message in open_transcript(stream, transcript_format).messages:
+                if message.summary:
+                    summary = message.text
+    except (OSError, InspectError):
+        return
+    if summary.strip():
+        summary_seen(session, summary, source="transcript")
+
+
 def mark_restore_due(session: Session) -> None:
     """For hosts without a post-compaction session start: restore on the next prompt."""
     with session.open() as store:
