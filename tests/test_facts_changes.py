@@ -175,6 +175,7 @@ FLIPS_IN_OTHER_WORDS = [
     # A rule said to have lapsed, or struck through.
     ("Never push to main.", "Previously: never push to main.", "changed: revoked"),
     ("Never push to main.", "Never push to main (was the rule until Tuesday).", "changed: revoked"),
+    ("Never push to main.", "\n~~Never push to main.~~\n", "changed: revoked"),
     # A hedge beside a verbatim rule, an exception in a word of its own.
     (
         "All endpoints must have integration tests.",
@@ -236,6 +237,7 @@ STILL_SAID = [
     ("Forget the no-push rule.", "The earlier no-push rule is lifted."),
     # What the item sets aside need not be said again.
     ("Use pnpm instead of npm.", "Use pnpm."),
+    ("Never push to main.", "Never push to main. ~~Use Redis for sessions.~~"),
     ("Use pnpm instead of npm.", "Use pnpm, not npm."),
 ]
 

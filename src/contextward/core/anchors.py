@@ -116,8 +116,10 @@ _EN_CUE_RE = re.compile(
 REVOKE_RE = re.compile(
     r"\b(?:"
     + "|".join(pattern for classes, pattern in _EN_CUES if "revoke" in classes.split())
-    + r")\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决"
+    + r")\b|取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决|~~"
 )
+#: Markdown strikethrough ("~~Never push to main.~~"): what it strikes no longer holds.
+_STRUCK = re.compile(r"~~[^~\n]+~~")
 _EN_GROUP_CLASSES = {f"g{index}": tuple(cls.split()) for index, (cls, _p) in enumerate(_EN_CUES)}
 
 _ZH_CLASSES: dict[str, tuple[CueClass, ...]] = {}
@@ -238,6 +240,9 @@ def cue_counts(lowered: str) -> dict[CueClass, int]:
     for match in _EN_CUE_RE.finditer(lowered):
         for cls in _EN_GROUP_CLASSES[match.lastgroup or ""]:
             counts[cls] = counts.get(cls, 0) + 1
+    if "~~" in lowered and (struck := len(_STRUCK.findall(lowered))):
+        counts["revoke"] = counts.get("revoke", 0) + struck
+        counts["lapse"] = counts.get("lapse", 0) + struck
     if _CJK_RUN.search(lowered):
         for run in _CJK_RUN.findall(lowered):
             for match in ZH_CUE_RE.finditer(run):
