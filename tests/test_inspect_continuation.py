@@ -300,3 +300,17 @@ def test_a_quoted_owner_message_is_split_and_a_rule_lifted_later_is_retired_in_i
         }
         rule = next(c for c in quoted if c.content == "Never push to main.")
         assert (rule.action, rule.superseded_by) == ("drop", _by_content(result, lift).id)
+
+
+def test_a_numbered_section_title_is_kept_apart_from_its_text_on_the_same_line() -> None:
+    """A walkthrough's next snapshot held "[goal] Primary Request and Intent: Goal: …":
+    the title's words then stood in the item a later summary had to repeat."""
+    summary = (
+        PREAMBLE + "\n\nSummary:\n1. Primary Request and Intent: Goal: migrate the invoice "
+        "service to Python 3.12.\n3. Pending Tasks: write the migration notes.\n"
+    )
+    result = inspect_messages([Message("s1", "user", summary, summary=True)])
+    kept = {c.content: c.kind for c in result.candidates if c.action == "keep"}
+    assert kept["Goal: migrate the invoice service to Python 3.12."] == "goal"
+    assert kept["write the migration notes."] == "todo"
+    assert not any(text.startswith(("Primary Request", "Pending Tasks")) for text in kept)

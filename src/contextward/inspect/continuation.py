@@ -127,19 +127,35 @@ def summary_units(text: str) -> list[Unit]:
 
 
 def _split_quotes(pieces: list[Unit]) -> list[Unit]:
-    """A quoted owner message ("- We're building the release tooling. Never push to
+    """A section title with its text on one line ("1. Primary Request and Intent: Goal:
+    migrate …") as the title and the text, so the text is kept without the title's words;
+    and a quoted owner message ("- We're building the release tooling. Never push to
     main.") in the sentences its message was cut into, so each merges with its original:
     a rule the owner lifted later is retired in the quote too, never restored from it."""
     out: list[Unit] = []
     section: str | None = None
-    for unit in pieces:
-        if not (unit.code or unit.boilerplate) and _is_title(unit):
-            section = _section(unit.text)
-        if section == "user" and unit.bullet and not unit.code:
-            out.extend(units(unit.text))
-        else:
-            out.append(unit)
+    for whole in pieces:
+        for unit in _title_apart(whole):
+            if not (unit.code or unit.boilerplate) and _is_title(unit):
+                section = _section(unit.text)
+            if section == "user" and unit.bullet and not unit.code:
+                out.extend(units(unit.text))
+            else:
+                out.append(unit)
     return out
+
+
+def _title_apart(unit: Unit) -> list[Unit]:
+    """``unit`` as a known section title and the text after it, when it is a numbered
+    section opening with one (Claude Code's "1. Primary Request and Intent: …"). A label
+    ("Goal: ship it.") stays one item: its section would take the lines after it."""
+    if unit.code or unit.boilerplate or unit.number is None:
+        return [unit]
+    head, colon, rest = unit.text.partition(":")
+    if not colon or not rest.strip() or _section(f"{head}:") is None:
+        return [unit]
+    title = Unit(f"{head}:", bullet=unit.bullet, number=unit.number)
+    return [title, *units(rest.strip())]
 
 
 def _units(text: str) -> list[Unit]:
