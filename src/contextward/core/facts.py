@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, TypeVar
@@ -795,11 +795,7 @@ def _aside_keys(parts: Iterable[Clause], *, after_not: bool = False) -> frozense
     elsewhere: set[str] = set()
     for clause in parts:
         words = clause.surface
-        marked = {
-            n + 2
-            for n in range(len(words) - 2)
-            if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
-        }
+        marked = set(_set_aside_at(words))
         if after_not:
             marked.update(n + 1 for n in range(len(words) - 1) if words[n] in ("not", "no"))
         for n, word in enumerate(words):
@@ -811,12 +807,14 @@ def _set_aside(clause: Clause, keyset: set[str]) -> int:
     """The "instead of X" / "rather than X" of ``clause`` whose X the item does not name:
     "uses pyvips instead of Pillow" sets Pillow aside, and says "Go with pyvips." as it is."""
     words = clause.surface
-    return sum(
-        1
-        for n in range(len(words) - 2)
-        if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than"))
-        and not set(token_keys(words[n + 2])) & keyset
-    )
+    return sum(1 for n in _set_aside_at(words) if not set(token_keys(words[n])) & keyset)
+
+
+def _set_aside_at(words: tuple[str, ...]) -> Iterator[int]:
+    """Where the X of "instead of X" / "rather than X" stands in ``words``."""
+    for n in range(len(words) - 2):
+        if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than")):
+            yield n + 2
 
 
 def _borrowed_negation(

@@ -311,18 +311,6 @@ _ZH_NUMERAL_CHAR = re.compile("[零一二两三四五六七八九十百千万亿
 _ZH_COUNT = re.compile(
     r"(?<![零一二两三四五六七八九十百千万亿\d])([二两三四五六七八九十])(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
 )
-_ZH_ONE_DIGIT = {
-    "二": "2",
-    "两": "2",
-    "三": "3",
-    "四": "4",
-    "五": "5",
-    "六": "6",
-    "七": "7",
-    "八": "8",
-    "九": "9",
-    "十": "10",
-}
 
 
 def arabic(text: str) -> str:
@@ -334,7 +322,7 @@ def arabic(text: str) -> str:
     if _ZH_NUMERAL.search(text):
         text = _ZH_NUMERAL.sub(_digits_for, text)
     if _ZH_COUNT.search(text):
-        text = _ZH_COUNT.sub(lambda m: _ZH_ONE_DIGIT[m.group(1)], text)
+        text = _ZH_COUNT.sub(lambda m: str(_ZH_DIGITS.get(m.group(1)) or _ZH_UNITS["十"]), text)
     return text
 
 

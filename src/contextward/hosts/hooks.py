@@ -343,20 +343,13 @@ def pre_compact(
 ) -> Reply:
     """Snapshot what must survive (stored) and hand the guidance to the summariser."""
     from ..compaction import capture
-    from ..inspect import InspectError, Message, open_transcript
+    from ..inspect import Message
 
     label = f"{session.host}:{trigger}"
     with session.open() as store, contextlib.ExitStack() as stack:
-        messages: Iterable[Message] | None = None
-        if isinstance(transcript_path, str) and transcript_path:
-            try:
-                stream = stack.enter_context(open_regular(transcript_path))  # never a FIFO
-                _skip_to_tail(stream, TRANSCRIPT_TAIL)
-                messages = open_transcript(stream, transcript_format).messages
-            except (OSError, InspectError):
-                # An unreadable, empty or unrecognised transcript must not cost the
-                # snapshot of the project record, which is what matters most.
-                messages = None
+        # An unreadable, empty or unrecognised transcript must not cost the snapshot of
+        # the project record, which is what matters most.
+        messages = _transcript_tail(stack, transcript_path, transcript_format)
         if messages is None:
             # No transcript to read: what the owner said in this session, as the prompt
             # hooks recorded it, stands in for it ("never push to main" must survive).
@@ -368,6 +361,23 @@ def pre_compact(
         _session_data(store, session)
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
     return Reply(plain=bounded(taken.guidance))
+
+
+def _transcript_tail(
+    stack: contextlib.ExitStack[Any], path: object, transcript_format: str | None
+) -> Iterable[Message] | None:
+    """The messages of the transcript at ``path`` from its last ``TRANSCRIPT_TAIL`` bytes
+    (read lazily while ``stack`` is open), or None when there is none to read."""
+    from ..inspect import InspectError, open_transcript
+
+    if not (isinstance(path, str) and path):
+        return None
+    try:
+        stream = stack.enter_context(open_regular(path))  # never a FIFO
+        _skip_to_tail(stream, TRANSCRIPT_TAIL)
+        return open_transcript(stream, transcript_format).messages
+    except (OSError, InspectError):
+        return None
 
 
 def _skip_to_tail(stream: BinaryIO, tail: int) -> None:
@@ -411,23 +421,19 @@ def summary_from_transcript(
     one; check it, so the restore states what the summary lost, not every critical item
     as "could not be checked"."""
     from ..brief.restore import latest_check
-    from ..inspect import InspectError, open_transcript
+    from ..inspect import InspectError
 
-    if not (isinstance(transcript_path, str) and transcript_path):
-        return
     with session.open() as store:
         record = store.snapshots.latest(session_id=session.session_id)
         if record is None or latest_check(store, record.seq) is not None:
             return
     summary = ""
-    try:
-        with open_regular(transcript_path) as stream:
-            _skip_to_tail(stream, TRANSCRIPT_TAIL)
-            for message in open_transcript(stream, transcript_format).messages:
+    with contextlib.ExitStack() as stack:
+        messages = _transcript_tail(stack, transcript_path, transcript_format)
+        with contextlib.suppress(OSError, InspectError):
+            for message in messages or ():
                 if message.summary:
                     summary = message.text
-    except (OSError, InspectError):
-        return
     if summary.strip():
         summary_seen(session, summary, source="transcript")
 
