@@ -155,6 +155,8 @@ def test_bad_context_files(tmp_path: Path, snap: Path) -> None:
         (binary, "not UTF-8 text (byte 0)"),
         (str(tmp_path), "is a directory"),
         (str(tmp_path / "nope.md"), "no such file"),
+        (write(tmp_path, "empty.md", b""), "empty (nothing to check)"),
+        (write(tmp_path, "blank.md", b"\xef\xbb\xbf \n\t\n"), "empty (nothing to check)"),
     ]:
         code, _, err = invoke("check", "--snapshot", str(snap), "--context", context)
         assert code == 2 and message in err and err.count("\n") == 1 and SECRET not in err

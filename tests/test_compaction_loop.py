@@ -331,6 +331,11 @@ def test_compact_test_and_restore_commands(tmp_path: Path, monkeypatch: pytest.M
         main, ["compact-test", str(tmp_path / "nope"), "--summary", str(summary)]
     )
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    (tmp_path / "blank.md").write_text("\n  \n")
+    result = CliRunner().invoke(
+        main, ["compact-test", str(transcript), "--summary", str(tmp_path / "blank.md")]
+    )
+    assert result.exit_code == 2 and "blank.md: empty (nothing to check)" in result.stderr
     assert CliRunner().invoke(main, ["restore"]).stdout == "nothing to restore\n"
 
 

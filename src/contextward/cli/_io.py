@@ -81,12 +81,16 @@ def read_text(path: str, *, what: str, limit: int | None = None, lenient: bool =
     """Read a UTF-8 file, or stdin for ``-``; more than ``limit`` bytes is an error.
 
     ``lenient`` (a summary to check): bytes that are not UTF-8 are read as U+FFFD and
-    counted on stderr, so one stray byte does not stop the check of the rest.
+    counted on stderr, so one stray byte does not stop the check of the rest. A summary
+    holding nothing but white space is an error too: checked, it would report every item
+    lost, which says nothing about a summary the host never wrote.
     """
     with open_input(path, what=what) as stream:
         data = stream.read() if limit is None else stream.read(limit + 1)
     if limit is not None and len(data) > limit:
         raise BadInput(f"{what} {display_name(path)}: larger than {limit >> 20} MB")
+    if lenient and not data.removeprefix(b"\xef\xbb\xbf").strip():
+        raise BadInput(f"{what} {display_name(path)}: empty (nothing to check)")
     try:
         return data.decode("utf-8-sig")  # an editor's byte order mark is not content
     except UnicodeDecodeError as exc:
