@@ -554,6 +554,9 @@ def test_a_word_after_a_number_that_goes_on_the_sentence_is_no_unit() -> None:
         ("batchsize 设 100000", {"=batchsiz": [100000.0]}),
         # Chinese writes numbers against the words around them, and in words.
         ("扩到48个副本", {"副本": [48.0]}),
+        # A particle or a bound after a counter is no noun: the counter stays the unit.
+        ("阈值改成每分钟 200 次吧，前端要快", {"次": [200.0]}),
+        ("控制在 3 次以内", {"次": [3.0]}),
         ("双写两周，对数据量", {"time": [14 * 86400.0]}),
         ("保留三十天", {"time": [30 * 86400.0]}),
         ("keep three replicas", {"rep": [3.0], "=keep": [3.0]}),
@@ -582,6 +585,22 @@ def test_a_new_value_set_outright_moves_a_limit_on_the_same_thing() -> None:
         Message("u2", "user", "重试次数改成 5 次，银行接口偶尔会连续抖动。"),
     )
     assert retired(result, "失败后最多重试 3 次。")
+
+
+@pytest.mark.parametrize("reason", ["", "，前端要一次拉多一点"])
+def test_a_new_rate_set_in_chinese_retires_the_old_one_whatever_reason_follows(
+    reason: str,
+) -> None:
+    result = run(
+        Message("u0", "user", "我们要给 API 网关加限流。"),
+        Message("u1", "user", "限流阈值设成每分钟 100 次。"),
+        Message("a1", "assistant", "好的，已设置。"),
+        Message("u2", "user", f"阈值改成每分钟 200 次吧{reason}。"),
+    )
+    # The owner setting a rate is a choice, so it is guarded, and the new one replaces it.
+    assert only(result, "限流阈值设成每分钟 100 次。").kind == "decision"
+    assert retired(result, "限流阈值设成每分钟 100 次。")
+    assert not retired(result, f"阈值改成每分钟 200 次吧{reason}。")
 
 
 def test_an_owner_naming_the_old_value_beside_a_new_one_retires_it() -> None:

@@ -1342,6 +1342,7 @@ _NOT_KEYS = frozenset(
 )
 # Chinese counters: the noun after them says what is counted.
 _COUNTERS = frozenset("个条张次台份项位只块")
+_COUNTED = re.compile(r"\s?(?![吧了呢啊吗哦呀的就都也还以左])([\u4e00-\u9fff]{1,2})")
 
 
 def _short(letter: str) -> str:
@@ -1430,8 +1431,9 @@ def _values(text: str) -> dict[str, list[float]]:
         if unit in _COUNTERS:
             # "48 个副本" and "24 个分区" count different things: the noun is the unit.
             # "重试 3 次。": with no noun after it, the counter itself is the unit.
-            noun = low[match.end() : match.end() + 2].strip()
-            unit = noun if noun and _CJK.match(noun) else unit
+            # "200 次吧", "3 次以内": a particle or a bound after it is no noun.
+            noun = _COUNTED.match(low, match.end())
+            unit = noun[1] if noun else unit
         dimension, factor = _dimension(unit)
         if dimension in _TRY_UNITS and _TRIES.search(low):
             dimension = "retry"  # "Retry at most 3 times" and "5 retries", "3 attempts"
