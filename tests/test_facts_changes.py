@@ -500,6 +500,30 @@ def test_an_old_value_the_item_names_is_not_one_the_summary_must_repeat() -> Non
 
 
 @pytest.mark.parametrize(
+    ("item", "faithful", "wrong"),
+    [
+        # A bare old number stands against the current value whatever its unit, and the
+        # sentence's full stop is not part of it.
+        (
+            "Set the timeout to 90 seconds instead of 30.",
+            "The timeout is 90 seconds.",
+            "The timeout is 30 seconds.",
+        ),
+        ("Use 8 workers instead of 4.", "We use 8 workers.", "We use 4 workers."),
+        ("Set the retry count to 5, not 3.", "Retry count is 5.", "Retry count is 3."),
+        ("Set the batch size to 1,000 instead of 500.", "Batch size 1,000.", "Batch size 500."),
+        ("Use port 8080 instead of 80.", "The service uses port 8080.", "It uses port 80."),
+    ],
+)
+def test_a_value_set_instead_of_an_old_one_needs_only_the_new_one(
+    item: str, faithful: str, wrong: str
+) -> None:
+    status, reason = judge(item, faithful, "decision")
+    assert status == "preserved", reason
+    assert judge(item, wrong, "decision")[0] != "preserved"
+
+
+@pytest.mark.parametrize(
     ("item", "summary", "status"),
     [
         (

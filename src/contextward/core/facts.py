@@ -98,8 +98,8 @@ class Region:
 _NAMED_OLD = re.compile(
     # "instead of 8", "404, not 403": a number named as the old one, not one end of a
     # range ("not 0 to $500" names no old value).
-    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d[\d.,]*)(?![\w%]*\s*(?:to|-|–|~)\s*[$€£¥]?\d)|"
-    r"(?<![\w.])[$€£¥]?(\d[\d.,]*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太)"
+    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d+(?:[.,]\d+)*)(?![\w%]*\s*(?:to|-|–|~)\s*[$€£¥]?\d)|"
+    r"(?<![\w.])[$€£¥]?(\d+(?:[.,]\d+)*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太)"
 )
 
 
@@ -136,14 +136,17 @@ class Profile:
         values = tuple(value for part in parts for value in part.values)  # repeats count
         # An old value the item itself names ("instead of 8", "100 is too high", "from 500
         # to 800") is not one a summary must repeat: only the current ones are anchors.
-        faulted = {m[1] or m[2] for m in _NAMED_OLD.finditer(lowered)}
-        # Only beside a current value of its kind: "not 0 to Friday" names no old count.
+        faulted = {(m[1] or m[2]).replace(",", "") for m in _NAMED_OLD.finditer(lowered)}
+        # Only beside a current value of its kind: "not 0 to Friday" names no old count. A
+        # bare number takes the unit of the value it stands against ("90 seconds, not 30").
         gone = {
             v.number
             for v in values
-            if v.stale
-            and v.number in faulted
-            and any(h.kind == v.kind and h.number not in faulted for h in values)
+            if v.number in faulted
+            and any(
+                (h.kind == v.kind or bool(h.unit and not v.unit)) and h.number not in faulted
+                for h in values
+            )
         }
         held = {value.number for value in values if value.number not in gone}
         old = {VALUE_PREFIX + number for number in gone - held}
@@ -1055,6 +1058,8 @@ def _clause_flip(
         for clause in (clause for number in holders for clause in index.clauses(number)):
             if keys <= clause.keys and not (alone and clause.keys & others):
                 item_cues, region_cues = Counter(dict(part.cues)), Counter(dict(clause.cues))
+                # "Use 8 workers instead of 4." -> "We use 8 workers.": no rule left out.
+                item_cues["neg"] -= _set_aside(part, set(clause.keys))
                 agreeing = _turned_down(clause) if item_cues["neg"] else 0
                 region_cues["turned_down"] = agreeing
                 if region_cues["revoke"] - agreeing > item_cues["revoke"]:
