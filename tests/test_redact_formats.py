@@ -145,6 +145,14 @@ SAMPLES: list[tuple[str, str, str]] = [
         'curl -d "{\\"token\\": \\"[secret:assignment]\\"}"',
     ),
     ("assignment", "DB_PASSWORD=hunter22", "DB_PASSWORD=[secret:assignment]"),
+    # ODBC's "Pwd=", MySQL's MYSQL_PWD, "pwd:" in a config.
+    (
+        "assignment",
+        "Server=db;Uid=sa;Pwd=Zebra!Plum42;",
+        "Server=db;Uid=sa;Pwd=[secret:assignment];",
+    ),
+    ("assignment", "MYSQL_PWD=hunter22 mysql", "MYSQL_PWD=[secret:assignment] mysql"),
+    ("assignment", "pwd: Zebra!Plum42", "pwd: [secret:assignment]"),
     ("assignment", 'export API_TOKEN="abc123def"', 'export API_TOKEN="[secret:assignment]"'),
     ("assignment", '{"client_secret": "abc123def"}', '{"client_secret": "[secret:assignment]"}'),
 ]
@@ -187,6 +195,10 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "COMMENT '1=wechat 2=apple 3=sms 4=password 0=unknown'",
         "the commit key is 0123456789abcdef0123456789abcdef01234567 ok",
         "Password is required.",
+        # The shell's working directory, and a shell's complaint.
+        "PWD=/home/dev/project OLDPWD=/tmp",
+        "export PWD=$HOME/src",
+        "bash: pwd: command not found",
         "the password is case-sensitive.",
         "the token is valid for 24h and the token is 32 bytes long",
         "the secret is out.",

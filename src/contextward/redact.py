@@ -123,10 +123,13 @@ _SPECS: tuple[tuple[str, str], ...] = (
     ),
     (
         "assignment",
-        # Quotes may come escaped, as in a command: {\"token\": \"…\"}.
+        # Quotes may come escaped, as in a command: {\"token\": \"…\"}. "Pwd=" (ODBC),
+        # MYSQL_PWD, DB_PWD: a password, but the shell's PWD and OLDPWD hold a path, and
+        # "pwd: command not found" says no password.
         r"(?im)(?<![\[A-Za-z0-9_])\\*[\"']?(?:[A-Z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|"
-        r"API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?)[A-Z0-9_]*)\\*[\"']?\s*[=:]"
-        r"[ \t]*\\*[\"']?(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
+        r"API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|CREDENTIALS?|(?P<pwd>PWD))[A-Z0-9_]*)"
+        r"\\*[\"']?\s*[=:][ \t]*\\*[\"']?(?(pwd)(?![/~.$]|[a-z]+(?![^\s\"'#()\[\]{},;<>\\])))"
+        r"(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
         r"[^\s\"'#()\[\]{},;<>\\]{6,})",
     ),
     # "aws configure set aws_secret_access_key wJalr…": the name, a space, the value.
