@@ -198,3 +198,49 @@ def test_state_decisions_join_and_moved_journal_rows_are_not_repeated(
         "- Keep the CLI thin",
     ]
     assert all(line.endswith(")") and "(state:" in line for line in lines)
+
+
+def test_a_new_session_starts_with_the_owners_standing_words_of_earlier_sessions(
+    store: Store, env: dict[str, str]
+) -> None:
+    store.prompts.record("Never push to main, always open a PR.", session_id="A")
+    store.prompts.record("Fix the flaky login test.", session_id="A")
+    store.prompts.record("No, use pnpm instead of npm in this repo.", session_id="A")
+    store.prompts.record("Never deploy on Fridays.", session_id="A")
+    store.prompts.record("Deploying on Fridays is fine now.", session_id="A")
+    started = render_brief(store, env=env, session_id="B", earlier_sessions=True)
+    # What still binds, newest first; the task of session A and the lifted rule stay behind.
+    assert section(started.text, "owner said") == [
+        "- correction (earlier session): No, use pnpm instead of npm in this repo.",
+        "- constraint (earlier session): Never push to main, always open a PR.",
+    ]
+    # Within a session (what a prompt's delta compares), only the session's own words.
+    assert "owner said:" not in render_brief(store, env=env, session_id="B").text
+    store.prompts.record("Keep the PR small.", session_id="B")
+    own = render_brief(store, env=env, session_id="B", earlier_sessions=True)
+    assert section(own.text, "owner said")[0] == "- want: Keep the PR small."
+
+
+def test_a_new_session_is_told_the_last_evidence_is_an_earlier_sessions(
+    store: Store, env: dict[str, str]
+) -> None:
+    store.evidence.record(
+        command="pytest -q",
+        fingerprint="pytest -q",
+        streak_key="pytest -q",
+        cwd=".",
+        exit_code=0,
+        duration_ms=900,
+        verdict="ok",
+        reasons=(),
+        digest="",
+        output_bytes=0,
+        attempt_outcome="success",
+        session_id="A",
+    )
+    tail = render_brief(store, env=env, session_id="B").text.splitlines()[-1]
+    assert tail == (
+        "last evidence: ev-0001 ok exit 0 900ms `pytest -q` "
+        "(an earlier session: run it again before claiming success)"
+    )
+    assert render_brief(store, env=env, session_id="A").text.endswith("`pytest -q`")

@@ -33,6 +33,7 @@ from ..store.contract import Constraint, load_contract
 
 if TYPE_CHECKING:
     from ..store import Store
+    from ..store.prompts import Prompt
 
 __all__ = ["MAX_CHARS", "Brief", "BriefCaps", "BriefSection", "brief_if_changed", "render_brief"]
 
@@ -43,6 +44,9 @@ HEADER = "## contextward brief"
 COUNT_BOUND = 100
 #: Owner prompts the brief looks at for its two statements (intent shows more).
 _PROMPT_WINDOW = 20
+#: What the owner said in an earlier session that still holds in a new one.
+_STANDING = frozenset(("constraint", "correction"))
+_NOISE = frozenset(("transient", "tool_output"))
 
 
 @dataclass(frozen=True)
@@ -122,23 +126,33 @@ def render_brief(
     caps: BriefCaps | None = None,
     session_id: str | None = None,
     env: Mapping[str, str] | None = None,
+    earlier_sessions: bool = False,
 ) -> Brief:
-    """Render the brief of the project in ``root`` (default: the store's project)."""
+    """Render the brief of the project in ``root`` (default: the store's project).
+
+    With a ``session_id``, "owner said" holds that session's prompts; with
+    ``earlier_sessions`` too (a session's start), the owner's standing rules and
+    corrections from earlier sessions that no later prompt replaced or lifted.
+    """
     caps = caps or BriefCaps()
     root = root if root is not None else store.root
     fmt = _Lines()
     sections = [
         _restore(store, caps, fmt),
         _contract(root, caps, env, fmt),
-        _owner_statements(store, caps, session_id, fmt),
+        _owner_statements(store, caps, session_id, fmt, earlier_sessions),
         *_journal_sections(store, caps, fmt, _state_decisions(root)),
         _loops(store, caps, session_id, fmt),
     ]
     last = store.evidence.last(session_id=session_id)
+    # None of this session's: the project's last run, said to be an earlier session's.
+    before = store.evidence.last() if last is None and session_id is not None else None
+    run = last or before
     tail = (
-        f"last evidence: {last.id} {last.label} exit {last.exit_code}"
-        f" {last.duration_ms}ms `{fmt.line(last.command, 80)}`"
-        if last is not None
+        f"last evidence: {run.id} {run.label} exit {run.exit_code}"
+        f" {run.duration_ms}ms `{fmt.line(run.command, 80)}`"
+        + (" (an earlier session: run it again before claiming success)" if before else "")
+        if run is not None
         else "last evidence: none yet (run `contextward verify -- CMD` before claiming success)"
     )
     fmt.finish()
@@ -221,23 +235,59 @@ def _constraint(row: Constraint, caps: BriefCaps, fmt: _Lines) -> str:
 
 
 def _owner_statements(
-    store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines
+    store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines, earlier_sessions: bool
 ) -> BriefSection:
     if not caps.owner_statements:
         return BriefSection("owner_statements", "owner said", ())
     prompts = store.prompts.list(limit=_PROMPT_WINDOW, session_id=session_id)
-    classified = [classify(p.text, bounded=False) for p in prompts]
-    # A want, need, constraint or correction beats a plain statement; newest first within.
-    ranked = sorted(classified, key=lambda kt: kt[0] == "statement")
+    classified = [(*classify(p.text, bounded=False), "") for p in prompts]
+    if earlier_sessions and session_id is not None:
+        # A new session starts with none of its own words: the owner's standing ones from
+        # earlier sessions ("Never push to main", "use pnpm, not npm") still bind it,
+        # unless the owner replaced or lifted them since. What they wanted or said there
+        # was about that session's task, so it stays there.
+        recent = store.prompts.list(limit=_PROMPT_WINDOW)
+        standing = [
+            (p.seq, kind, text)
+            for p in recent
+            if p.session_id != session_id
+            for kind, text in [classify(p.text, bounded=False)]
+            if kind in _STANDING
+        ]
+        retired = _retired(recent) if standing else set()
+        classified += [
+            (kind, text, " (earlier session)") for seq, kind, text in standing if seq not in retired
+        ]
+    # A want, need, constraint or correction beats a plain statement; newest first within,
+    # the session's own words before an earlier session's.
+    ranked = sorted(classified, key=lambda row: row[0] == "statement")
     shown = ranked[: caps.owner_statements]
-    lines = [f"- {kind}: {fmt.line(text, caps.trusted_chars)}" for kind, text in shown]
+    lines = [
+        f"- {kind}{where}: {fmt.line(text, caps.trusted_chars)}" for kind, text, where in shown
+    ]
     return BriefSection(
         "owner_statements",
         "owner said",
         tuple(lines),
-        len(prompts) - len(shown),
+        len(classified) - len(shown),
         "contextward intent",
     )
+
+
+def _retired(prompts: list[Prompt]) -> set[int]:
+    """The seqs of the prompts whose every statement a later prompt replaced or lifted
+    ("Pushing to main is fine now" after "Never push to main"), read as inspection does."""
+    from ..inspect import Message, inspect_messages
+
+    said = sorted(prompts, key=lambda p: p.seq)
+    result = inspect_messages([Message(f"p{p.seq}", "user", p.text) for p in said])
+    live: dict[str, bool] = {}
+    for candidate in result.candidates:
+        if candidate.kind in _NOISE:
+            continue
+        for source in candidate.sources:
+            live[source] = live.get(source, False) or candidate.superseded_by is None
+    return {p.seq for p in said if live.get(f"p{p.seq}") is False}
 
 
 def _state_decisions(root: Path | None) -> list[DecisionRow]:

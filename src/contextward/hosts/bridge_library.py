@@ -324,7 +324,7 @@ def brief(request: Mapping[str, Any], context: OperationContext) -> dict[str, An
     if not isinstance(after, bool):
         raise OperationError("invalid_request", "field 'after_compaction' must be a boolean")
     with Store.open(project_root()) as store:
-        rendered = render_brief(store, session_id=_session(request))
+        rendered = render_brief(store, session_id=_session(request), earlier_sessions=True)
     changed = rendered.digest != previous
     text = rendered.without("owner_statements", "restore") if after else rendered.text
     return {

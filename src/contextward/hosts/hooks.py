@@ -180,7 +180,9 @@ def session_start(session: Session, *, source: str) -> Reply:
             restore = render_restore(plan_restore(store, session_id=session.session_id))
             if restore:
                 parts.append(restore)
-        brief = render_brief(store, session_id=session.session_id, env=session.env)
+        brief = render_brief(
+            store, session_id=session.session_id, env=session.env, earlier_sessions=True
+        )
         replayed = (
             source == "resume"
             and known is not None

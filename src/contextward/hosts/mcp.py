@@ -310,7 +310,7 @@ def build_server() -> MCPServer:
 
         root = project_dir()
         with _store(root) as store:
-            return render_brief(store, session_id=_session()).text
+            return render_brief(store, session_id=_session(), earlier_sessions=True).text
 
     @tool(READ, "Restore block")
     def restore() -> str:
