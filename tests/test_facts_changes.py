@@ -467,6 +467,12 @@ def test_a_later_mention_of_a_verbatim_item_changes_nothing(state: str) -> None:
             "The mobile API uses REST since the team knows it; the GraphQL suggestion was declined.",
         ),
         ("每页 20 条。", "每页保持 20 条；试过 50 条，首屏渲染从 180ms 涨到 620ms，因此放弃。"),
+        # The reason of the rejection names what was kept.
+        (
+            "Use MySQL for the primary datastore — ops team only runs MySQL",
+            "The primary datastore is MySQL (PostgreSQL was rejected because the ops team only "
+            "runs MySQL).",
+        ),
     ],
 )
 def test_turning_down_another_option_revokes_nothing(item: str, summary: str) -> None:
@@ -641,10 +647,22 @@ def test_an_exception_added_to_a_rule_is_a_change(item: str, summary: str, reaso
 
 @pytest.mark.parametrize(
     ("item", "summary"),
-    [("not 0 to $500", "not 1 to $500"), ("not 0 to Friday", "not 1 to Friday")],
+    [
+        ("not 0 to $500", "not 1 to $500"),
+        ("not 0 to Friday", "not 1 to Friday"),
+        # An old value named in place of the item's old one changed it.
+        ("$500 not 0", "$500 not 1"),
+        ("Set the timeout to 90 seconds instead of 30.", "Timeout 90 seconds instead of 45."),
+    ],
 )
 def test_a_not_before_a_range_or_beside_another_kind_names_no_old_value(
     item: str, summary: str
 ) -> None:
     """Found by the property test: "not N" read as an old value let a changed N pass."""
     assert judge(item, summary, "fact")[0] != "preserved"
+
+
+def test_a_rejection_whose_reason_names_another_thing_still_revokes_the_item() -> None:
+    item = "Use MySQL for the primary datastore — ops team only runs MySQL"
+    summary = "The primary datastore: MySQL was rejected because the ops team only runs Postgres."
+    assert judge(item, summary, "decision") == ("changed", "changed: revoked")

@@ -128,6 +128,9 @@ class Profile:
     squashed: str
     sentences: int
     clauses: tuple[Clause, ...] = ()
+    #: The old values the item names ("instead of 30"): a summary need not repeat them,
+    #: but one naming another old value in their place changed the item.
+    former: tuple[Value, ...] = ()
 
     @classmethod
     def of(cls, content: str) -> Profile:
@@ -150,6 +153,7 @@ class Profile:
         }
         held = {value.number for value in values if value.number not in gone}
         old = {VALUE_PREFIX + number for number in gone - held}
+        former = tuple(value for value in values if value.number in gone) if held else ()
         values = tuple(value for value in values if value.number not in gone) if held else values
         idents = _unique(ident for part in parts for ident in part.idents)
         names = frozenset(name for part in parts for name in part.names)
@@ -176,6 +180,7 @@ class Profile:
             squashed=f"{_SEP}{squash(lowered)}{_SEP}",
             sentences=max(1, len(segments(content))),
             clauses=tuple(parts),
+            former=former,
         )
 
 
@@ -603,6 +608,12 @@ def _about_another(
         before = last.surface[:marker]
         return any(word.startswith(name) for word in before for name in others)
     anchors = _anchor_keys(clauses[-1:])
+    reason = next((n for n, word in enumerate(last.surface) if word in _REASON_WORDS), None)
+    if reason and anchors:
+        # "PostgreSQL was rejected because the ops team only runs MySQL": what was turned
+        # down is named before its reason, which may name what was kept.
+        named = set(chain.from_iterable(token_keys(word) for word in last.surface[:reason]))
+        anchors = frozenset(anchors & named) or anchors
     if anchors:
         return bool(anchors - own) and not anchors & own
     if (clauses[-1].keys & keyset) - down:
@@ -614,6 +625,10 @@ def _about_another(
         if anchors:
             return bool(anchors - own) and not anchors & own
     return False
+
+
+#: Words that open the reason of a clause.
+_REASON_WORDS = frozenset(("because", "since", "as", "因为", "由于"))
 
 
 def _prohibits(profile: Profile) -> bool:
@@ -892,6 +907,13 @@ def _anchor_changes(
             and any(not other.stale for other in others)
         ):
             stale.append(value.kind)
+    if profile.former:
+        # "$500, not 0" -> "$500, not 1": the old value named in its place is another one.
+        region = " ".join(word for clause in parts for word in clause.surface)
+        named = {(m[1] or m[2]).replace(",", "") for m in _NAMED_OLD.finditer(region)}
+        olds = {value.number for value in profile.former}
+        if named and not named & olds:
+            swapped.append((profile.former[0].kind, "value"))
     ident_keys = {ident.key for ident in profile.idents}
     for ident in profile.idents:
         seen_idents = [
@@ -1046,7 +1068,8 @@ def _clause_flip(
     """
     weights = dict(profile.weights)
     total = sum(weights.values())
-    down = _held(profile)[1]
+    held = _held(profile)
+    down = held[1]
     for part in profile.clauses:
         keys = part.keys & weights.keys()
         if len(keys) < 2 or sum(weights[key] for key in keys) < 0.3 * total:
@@ -1062,7 +1085,9 @@ def _clause_flip(
                 item_cues["neg"] -= _set_aside(part, set(clause.keys))
                 agreeing = _turned_down(clause) if item_cues["neg"] else 0
                 region_cues["turned_down"] = agreeing
-                if region_cues["revoke"] - agreeing > item_cues["revoke"]:
+                if region_cues["revoke"] - agreeing > item_cues["revoke"] and not _about_another(
+                    [clause], held, set(weights)
+                ):
                     return "changed: revoked"
                 change = _cue_change(item_cues, region_cues)
                 if change is not None:
