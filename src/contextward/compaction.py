@@ -120,8 +120,14 @@ def project_items(
         except StateError:
             rows = []
         for row in rows:
-            kind = "rejected" if row.kind == "rejected" else "decision"
-            items.append(ContextItem(row.id, kind, row.text, True))
+            if row.kind == "superseded":
+                continue  # a later decision replaced it: no longer the project's record
+            if row.kind == "rejected":
+                # Its words alone say "Use PostgreSQL …": the item must say it was turned
+                # down, or a summary saying so reads as a revocation of it.
+                items.append(ContextItem(row.id, "rejected", f"Rejected: {row.text}", True))
+            else:
+                items.append(ContextItem(row.id, "decision", row.text, True))
     return items
 
 

@@ -310,6 +310,8 @@ def _decisions(
     in_state = {_key(row.text) for row in state} | {_key(row.text.split(" — ")[0]) for row in state}
     fetched = store.journal.list(limit=cap * 3, type="decision", provenance="owner")
     journal = [e for e in fetched if _key(e.text) not in in_state]
+    # What a later decision superseded is no longer the project's: recall still finds it.
+    state = [row for row in state if row.kind != "superseded"]
     # (date, order, line): STATE.md rows are dated by day, journal rows to the millisecond.
     dated: list[tuple[str, int, str]] = [
         (

@@ -101,7 +101,8 @@ def _lines(status: StateStatus, parts: dict[str, str]) -> list[str]:
             if checkpoint
             else "State updated: no checkpoint recorded"
         )
-        out.append(f"Decisions: {view.locked} locked, {view.rejected} rejected")
+        superseded = f", {view.superseded} superseded" if view.superseded else ""
+        out.append(f"Decisions: {view.locked} locked, {view.rejected} rejected{superseded}")
     if status.task:
         task = parts.get("task", "")
         if status.task_problem:

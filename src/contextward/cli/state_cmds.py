@@ -21,8 +21,8 @@ from ..state import (
     StateError,
     StateProject,
     checkpoint,
+    decide,
     load_task,
-    record_decision,
     render_summary,
 )
 from ..state import append_log as append_log_entry
@@ -90,9 +90,15 @@ def decide_command(text: str, rejected: bool, why: str | None) -> None:
     """Append a locked decision (or a [REJECTED] approach) to STATE.md's Decisions."""
     project = _project()
     with _errors():
-        record_decision(text, rejected=rejected, why=why, project=project)
+        done = decide(text, rejected=rejected, why=why, project=project)
     kind = "rejected approach" if rejected else "decision"
-    say(f"{kind} recorded in {project.relative(project.state_path)}")
+    where = project.relative(project.state_path)
+    if done.repeated:
+        say(f"{kind} already recorded in {where} (not added twice)")
+        return
+    say(f"{kind} recorded in {where}")
+    for old in done.replaced:
+        say(f"supersedes: {old.text}")
 
 
 @click.command("log")

@@ -145,7 +145,10 @@ def recall(store: Store, query: RecallQuery, *, index: RecallIndex | None = None
                 f"widened: no entry matched all {len(terms)} terms; these match some of them"
             )
     # Mask only what is returned: the page, after near-duplicates were folded.
-    hits = [_masked(hit) for hit in _collapse([_hit(row) for row in rows])[: query.limit]]
+    # A decision a later one superseded stays findable, after everything still in force.
+    found = _collapse([_hit(row) for row in rows])
+    found.sort(key=lambda hit: hit.kind == "superseded")
+    hits = [_masked(hit) for hit in found[: query.limit]]
     return RecallResult(query, tuple(hits), terms, widened, tuple(notes))
 
 
@@ -283,7 +286,8 @@ def _collapse(hits: list[Hit]) -> list[Hit]:
     for hit in hits:
         terms = set(analyze(f"{hit.text} {hit.label}"))
         for pos, (other, other_terms) in enumerate(kept):
-            if _similar(terms, other_terms):
+            # A rejected approach is never folded into a decision that shares its words.
+            if other.kind == hit.kind and _similar(terms, other_terms):
                 kept[pos] = (replace(other, duplicates=other.duplicates + 1), other_terms)
                 break
         else:

@@ -27,9 +27,11 @@ from .session import SessionRecord
 from .status import StateStatus, gather
 from .task import TaskSummary, load_task, render_summary
 from .writer import (
+    Decided,
     DecisionRow,
     append_log,
     checkpoint,
+    decide,
     decision_rows,
     read_state,
     record_decision,
@@ -40,6 +42,7 @@ __all__ = [
     "FIELD_LIMITS",
     "PHASES",
     "STATE_MIGRATIONS",
+    "Decided",
     "Decision",
     "DecisionRow",
     "GitState",
@@ -56,6 +59,7 @@ __all__ = [
     "adopt_journal_decisions",
     "append_log",
     "checkpoint",
+    "decide",
     "decision_rows",
     "file_modified",
     "gather",

@@ -1,7 +1,8 @@
 """The STATE.md text model: a tolerant reader and line edits that keep what they did not write.
 
 STATE.md has three sections — Current (key: value fields), Decisions (an
-append-only list of locked decisions and ``[REJECTED]`` approaches) and Log
+append-only list of locked decisions and ``[REJECTED]`` approaches, a line marked
+``[SUPERSEDED]`` once a later decision replaces it) and Log
 (milestones and automatic entries, capped, oldest trimmed). People edit it by
 hand, so reading accepts any key case, bullets and bold around keys, extra
 prose, other sections, duplicate keys (the first wins) and junk bytes.
@@ -15,7 +16,7 @@ log entries beyond the cap.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 #: The Current fields a checkpoint writes, in the order they are written.
@@ -52,7 +53,11 @@ _FIELD = re.compile(
     r"(?:\*\*|__)?[ \t]*(.*?)[ \t]*$"
 )
 _BULLET = re.compile(r"^[ \t]*[-*+][ \t]+(.*?)[ \t]*$")
+_BULLET_LEAD = re.compile(r"^[ \t]*[-*+][ \t]+")
 _REJECTED = re.compile(r"^\[rejected\][ \t]*:?[ \t]*", re.IGNORECASE)
+_SUPERSEDED = re.compile(r"^\[superseded\][ \t]*:?[ \t]*", re.IGNORECASE)
+#: The mark a replaced decision's line carries, before its text.
+SUPERSEDED_MARK = "[SUPERSEDED] "
 _TRAILING_DATE = re.compile(r"[ \t]*\[(\d{4}-\d{2}-\d{2})[^\]]*\][ \t]*$")
 # One pattern for a whole log line: it runs on every line of a possibly huge Log.
 _LOG_LINE = re.compile(
@@ -70,10 +75,19 @@ class Decision:
     rejected: bool = False
     reason: str = ""
     date: str = ""
+    #: A later decision replaced it: it stays in the record, no longer in force.
+    superseded: bool = False
 
     @property
     def kind(self) -> str:
+        if self.superseded:
+            return "superseded"
         return "rejected" if self.rejected else "decision"
+
+    @property
+    def current(self) -> bool:
+        """A locked decision still in force (neither rejected nor replaced)."""
+        return not (self.rejected or self.superseded)
 
 
 @dataclass(frozen=True)
@@ -100,11 +114,15 @@ class StateView:
 
     @property
     def locked(self) -> int:
-        return sum(1 for d in self.decisions if not d.rejected)
+        return sum(1 for d in self.decisions if d.current)
 
     @property
     def rejected(self) -> int:
-        return sum(1 for d in self.decisions if d.rejected)
+        return sum(1 for d in self.decisions if d.rejected and not d.superseded)
+
+    @property
+    def superseded(self) -> int:
+        return sum(1 for d in self.decisions if d.superseded)
 
 
 @dataclass(frozen=True)
@@ -132,7 +150,10 @@ def parse_decision(line: str) -> Decision | None:
     if bullet is None or not bullet.group(1):
         return None
     text = bullet.group(1)
-    rejected = False
+    superseded = rejected = False
+    if (mark := _SUPERSEDED.match(text)) is not None:
+        superseded = True
+        text = text[mark.end() :]
     if (mark := _REJECTED.match(text)) is not None:
         rejected = True
         text = text[mark.end() :]
@@ -146,7 +167,7 @@ def parse_decision(line: str) -> Decision | None:
         if found and head.strip():
             text, reason = head, tail
             break
-    return Decision(text.strip(), rejected, reason.strip(), date)
+    return Decision(text.strip(), rejected, reason.strip(), date, superseded)
 
 
 def parse_log_entry(line: str) -> LogEntry | None:
@@ -314,6 +335,32 @@ class StateDocument:
     def with_decision(self, line: str) -> StateDocument:
         """Append one Decisions line (already formatted, without bullet or line end)."""
         return self._append("decisions", line)
+
+    def with_superseded(self, numbers: Iterable[int]) -> StateDocument:
+        """Mark the decisions at these positions of ``view().decisions`` ``[SUPERSEDED]``.
+
+        Only the mark goes in, after the bullet: the line keeps its words, its reason
+        and its date, and a line already marked is left as it is.
+        """
+        wanted = set(numbers)
+        if not wanted:
+            return self
+        lines = list(self.lines)
+        seen = 0
+        for span in self.spans():
+            if span.name != "decisions":
+                continue
+            for index, line in self._body(span):
+                decision = parse_decision(line)
+                if decision is None:
+                    continue
+                if seen in wanted and not decision.superseded:
+                    bullet = _BULLET_LEAD.match(line)
+                    assert bullet is not None  # parse_decision read a bullet
+                    at = bullet.end()
+                    lines[index] = self.lines[index][:at] + SUPERSEDED_MARK + self.lines[index][at:]
+                seen += 1
+        return StateDocument(tuple(lines))
 
     def with_log(self, line: str, *, cap: int) -> StateDocument:
         """Append one Log line, then trim the oldest entries so at most ``cap`` remain."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..recall import Document, VersionedSource, register_source
 from . import file
+from .document import SUPERSEDED_MARK
 from .errors import StateError
 from .project import StateProject
 from .writer import decision_rows
@@ -54,7 +55,8 @@ def state_source(store: Store) -> VersionedSource:
         except StateError:
             return
         for seq, row in enumerate(rows, start=1):
-            text = f"[REJECTED] {row.text}" if row.kind == "rejected" else row.text
+            mark = _MARKS.get(row.kind, "")
+            text = f"{mark}{row.text}"
             yield Document(
                 seq=seq,
                 ref=row.id,
@@ -67,6 +69,9 @@ def state_source(store: Store) -> VersionedSource:
 
     return VersionedSource(SOURCE, version, documents)
 
+
+#: How a row that is no decision in force reads in a hit.
+_MARKS = {"rejected": "[REJECTED] ", "superseded": SUPERSEDED_MARK}
 
 register_source(SOURCE, state_source)
 

@@ -16,9 +16,10 @@ from datetime import datetime
 from pathlib import Path
 
 from . import file
-from .document import UPDATED, Decision, StateView
+from .document import UPDATED, Decision, StateDocument, StateView, parse_decision
 from .fields import checkpoint_fields, decision_line, log_line, parse_stamp, stamp, utc_now
 from .project import StateProject
+from .superseding import Replacing, replacing
 from .task import task_folder
 
 
@@ -65,10 +66,50 @@ def record_decision(
     ``contextward note decision``). Text is collapsed to one line, bounded and
     secret-masked. Raises ``StateError`` (``field_too_long``, ``invalid_field``).
     """
+    return decide(text, rejected=rejected, why=why, project=project, now=now).decision
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A decision recorded: the line as read back, and what it did to earlier ones."""
+
+    decision: Decision
+    #: The earlier decisions it replaced, now marked ``[SUPERSEDED]``.
+    replaced: tuple[Decision, ...] = ()
+    #: It repeated a decision still in force word for word, so nothing was appended.
+    repeated: bool = False
+
+
+def decide(
+    text: str,
+    *,
+    rejected: bool = False,
+    why: str | None = None,
+    project: StateProject | None = None,
+    now: datetime | None = None,
+) -> Decided:
+    """``record_decision``, saying what it replaced: the decisions it supersedes are
+    marked ``[SUPERSEDED]`` in the same write (see ``superseding``), and a decision
+    still in force recorded again word for word is not appended twice."""
     where = _project(project)
     line = decision_line(text, rejected=rejected, why=why, when=now or utc_now())
-    view = file.update(where.state_path, lambda doc: doc.with_decision(line)).view
-    return view.decisions[-1] if view.decisions else Decision(line, rejected)
+    said = parse_decision(f"- {line}")
+    assert said is not None  # decision_line writes a non-empty bullet body
+    outcome: list[Replacing] = []
+
+    def edit(document: StateDocument) -> StateDocument:
+        found = replacing(document.view().decisions, said.text, rejected=rejected)
+        outcome.append(found)
+        if found.repeats is not None:
+            return document
+        return document.with_superseded(found.replaces).with_decision(line)
+
+    view = file.update(where.state_path, edit).view
+    found = outcome[-1]
+    if found.repeats is not None:
+        return Decided(view.decisions[found.repeats], repeated=True)
+    replaced = tuple(view.decisions[number] for number in found.replaces)
+    return Decided(view.decisions[-1] if view.decisions else said, replaced)
 
 
 def append_log(
@@ -96,7 +137,7 @@ class DecisionRow:
 
     id: str
     text: str
-    kind: str  # "decision" | "rejected"
+    kind: str  # "decision" | "rejected" | "superseded"
     trust: str  # "owner": STATE.md is owner-authored
     date: str
     source: str  # the STATE.md path relative to the project root
@@ -114,7 +155,8 @@ def decision_rows(project: StateProject | None = None) -> Iterator[DecisionRow]:
     source = where.relative(where.state_path)
     for decision in view.decisions:
         text = decision.text if not decision.reason else f"{decision.text} — {decision.reason}"
-        key = f"{decision.kind}\0{text}"
+        # Its kind when written: a decision keeps its id once a later one supersedes it.
+        key = f"{'rejected' if decision.rejected else 'decision'}\0{text}"
         seen[key] = seen.get(key, 0) + 1
         digest = hashlib.sha256(f"{key}\0{seen[key]}".encode("utf-8", "replace")).hexdigest()
         yield DecisionRow(
