@@ -23,6 +23,12 @@ from contextward.recall import analyze, stem
         ("make", "making"),
         ("validate", "validation"),
         ("organize", "organization"),
+        ("api", "apis"),
+        ("cli", "clis"),
+        ("gpu", "gpus"),
+        ("db", "dbs"),
+        ("vm", "vms"),
+        ("id", "ids"),
     ],
 )
 def test_inflections_meet(a: str, b: str) -> None:
@@ -38,13 +44,23 @@ def test_inflections_meet(a: str, b: str) -> None:
         ("search", "arch"),
         ("sign", "signal"),
         ("port", "portal"),
+        ("bus", "bu"),
+        ("gas", "ga"),
+        ("yes", "ye"),
+        ("this", "thi"),
+        ("thus", "thu"),
+        ("plus", "plu"),
+        ("axis", "axi"),
     ],
 )
 def test_unrelated_words_stay_apart(a: str, b: str) -> None:
     assert stem(a) != stem(b)
 
 
-@pytest.mark.parametrize("word", ["", "a", "ok", "py3", "ümlaut", "x86_64", "12345"])
+@pytest.mark.parametrize(
+    "word",
+    ["", "a", "ok", "py3", "ümlaut", "x86_64", "12345", "is", "us", "bus", "gas", "ios", "this"],
+)
 def test_short_or_non_ascii_or_digit_words_are_unchanged(word: str) -> None:
     assert stem(word) == word
 

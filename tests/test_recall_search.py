@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +72,37 @@ def test_precise_short_row_outranks_verbose_filler(store: Store) -> None:
 def test_inflected_query_finds_other_forms(store: Store) -> None:
     store.journal.add("lesson", "Retrieval of patches must mock the clock")
     assert refs(store, RecallQuery("retrieving patch")) == ["j-1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("Version all public APIs and CLIs", "api"),
+        ("Version all public APIs and CLIs", "cli"),
+        ("the public API is frozen", "APIs"),
+        ("pin GPUs per job", "gpu"),
+        ("never share DBs or VMs", "db vm"),
+        ("keep ids stable", "ID"),
+    ],
+)
+def test_a_short_word_finds_its_plural_and_back(store: Store, text: str, query: str) -> None:
+    store.journal.add("lesson", text)
+    store.journal.add("lesson", "the bus carries gas, yes")
+    assert refs(store, RecallQuery(query)) == ["j-1"]
+
+
+def test_an_index_built_by_the_older_analyzer_is_rebuilt_once(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        store.journal.add("lesson", "never share DBs")
+        RecallIndex(store).sync()
+        # What the analyzer before the short-plural rule stored, and a store that has
+        # not seen the migration yet.
+        with store.write() as conn:
+            conn.execute("UPDATE recall_fts SET body = 'never share dbs'")
+            conn.execute(
+                "DELETE FROM schema_migrations WHERE name = 'recall.0002_reindex_short_plurals'"
+            )
+        assert refs(store, RecallQuery("db")) == ["j-1"]
 
 
 def test_tags_are_searched_as_words(store: Store) -> None:

@@ -47,6 +47,7 @@ def test_init_applies_every_layer_so_the_schema_never_moves_later(project: Path)
         "store.0001_ledgers",
         "state.0001_events_by_session",
         "recall.0001_index",
+        "recall.0002_reindex_short_plurals",
     ]
 
 

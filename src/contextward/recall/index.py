@@ -66,6 +66,17 @@ RECALL_MIGRATIONS: tuple[Migration, ...] = (
                 schema_version INTEGER NOT NULL DEFAULT 1)""",
         ),
     ),
+    # The analyzer changed (a plural "s" on a short stem: DBs -> db, APIs -> api), so
+    # terms indexed before it no longer meet a query's. The index is derived: empty
+    # it, and the next sync re-reads every source with the analyzer of today.
+    Migration(
+        "recall.0002_reindex_short_plurals",
+        (
+            "DELETE FROM recall_fts",
+            "DELETE FROM recall_docs",
+            "DELETE FROM recall_sources",
+        ),
+    ),
 )
 
 

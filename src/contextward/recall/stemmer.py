@@ -2,7 +2,8 @@
 
 Owns: mapping an English word (already lower-case) to a stem so that
 inflections meet — ``retrieving``/``retrieval``, ``patch``/``patches``,
-``retry``/``retries``/``retried`` — while unrelated words stay apart. It is a
+``retry``/``retries``/``retried``, ``api``/``APIs``, ``db``/``DBs`` — while
+unrelated words stay apart. It is a
 suffix stripper, not Porter: Porter turns ``organization`` into ``organ`` and
 then answers ``organic``; this one only strips inflections and a few
 derivational endings, and only when a long enough stem remains.
@@ -18,6 +19,12 @@ from functools import lru_cache
 __all__ = ["stem"]
 
 _VOWELS = frozenset("aeiouy")
+# The four-letter English words in -is/-us that are not a plural of a
+# three-letter stem. The shape is otherwise a short plural (APIs, CLIs, GPUs,
+# CPUs), and the class is closed: these are all the common ones.
+_NOT_SHORT_PLURALS = frozenset(
+    ["anus", "axis", "dais", "ibis", "iris", "nous", "onus", "opus", "plus", "thus", "this"]
+)
 # Derivational endings: (suffix, replacement, shortest stem that may remain).
 _DERIVATIONAL: tuple[tuple[str, str, int], ...] = (
     ("ization", "iz", 3),
@@ -34,9 +41,14 @@ _DERIVATIONAL: tuple[tuple[str, str, int], ...] = (
 
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """The stem of one lower-case word; words under four letters come back unchanged."""
-    if len(word) < 4 or not word.isascii() or not word.isalpha():
+    """The stem of one lower-case word; of a word under four letters, only a plural "s"
+    after a consonant goes (``dbs``, ``ids``; not ``bus``, ``gas``, ``yes``)."""
+    if len(word) < 3 or not word.isascii() or not word.isalpha():
         return word
+    if len(word) == 3:
+        # A two-letter stem that ends in a vowel is no stem: bus, gas, yes, has stay whole.
+        plural = word[2] == "s" and word[1] not in _VOWELS and word[1] != "s"
+        return word[:2] if plural else word
     w = _plural(word)
     w = _inflection(w)
     for suffix, replacement, shortest in _DERIVATIONAL:
@@ -56,6 +68,10 @@ def _plural(w: str) -> str:
     if w.endswith(("sses", "ches", "shes", "xes", "zes")):
         return w[:-2]
     if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        return w[:-1]
+    # -us/-is marks a Latin or Greek singular (status, virus, basis), but on a
+    # three-letter stem it is a plural: apis, clis, gpus.
+    if w.endswith(("us", "is")) and len(w) == 4 and w not in _NOT_SHORT_PLURALS:
         return w[:-1]
     return w
 
