@@ -130,6 +130,22 @@ def test_an_empty_store_renders_every_section_as_nothing_yet(tmp_path: Path) -> 
     assert render_summary(report).splitlines()[-1] == "last compaction: none recorded"
 
 
+def test_decisions_of_one_day_are_listed_newest_first(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    project = StateProject.open(tmp_path)
+    for text in ("first decision (oldest)", "second decision", "third decision (newest)"):
+        record_decision(text, project=project)
+    with Store.open(tmp_path) as store:
+        store.journal.add("decision", "an agent decision", provenance="agent")
+        store.journal.add("decision", "a later agent decision", provenance="agent")
+        report = gather(store, tmp_path)
+    # STATE.md dates to the day, the journal to the second: each source newest first.
+    state = [d.text for d in report.decisions if d.source == "STATE.md"]
+    journal = [d.text for d in report.decisions if d.source == "journal"]
+    assert state == ["third decision (newest)", "second decision", "first decision (oldest)"]
+    assert journal == ["a later agent decision", "an agent decision"]
+
+
 def test_the_loop_streak_counts_the_failures_against_the_threshold(
     project: tuple[Store, Path],
 ) -> None:
@@ -137,7 +153,10 @@ def test_the_loop_streak_counts_the_failures_against_the_threshold(
     (streak,) = gather(store, root).loops
     assert (streak.streak_key, streak.failures, streak.threshold) == ("exit 3", 2, 3)
     assert streak.blocked
-    assert ">refused</span>" in render_report(store, root)
+    page = render_report(store, root)
+    assert ">refused</span>" in page
+    # The row shows "2 / 3 · refused": the caption names the same two failures.
+    assert "a command is refused after 2 identical failures" in section(page, "loops")
 
 
 def test_a_snapshot_without_a_check_is_shown_unchecked_and_restored(tmp_path: Path) -> None:

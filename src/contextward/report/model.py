@@ -141,12 +141,23 @@ def _decisions(store: Store, from_state: list[Decision]) -> tuple[tuple[Decision
         )
         for d in from_state
     ]
-    for row in store.journal.list(limit=DECISIONS_SHOWN * 2, type="decision"):
+    # The journal lists newest first; both lists now run oldest first.
+    journal = store.journal.list(limit=DECISIONS_SHOWN * 2, type="decision")
+    for row in reversed(journal):
         entries.append(
             DecisionEntry(row.created_at, _clean(row.text), "decision", "journal", row.trusted)
         )
-    # Newest first; undated STATE.md lines keep their file order at the end.
-    dated = sorted((e for e in entries if e.when), key=lambda e: e.when, reverse=True)
+    # Newest first. STATE.md dates a decision to the day only and appends, so on one day
+    # the later line is the newer: the position in the oldest-first list breaks the tie.
+    # Undated STATE.md lines keep their file order at the end.
+    dated = [
+        e
+        for _, _, e in sorted(
+            ((e.when, i, e) for i, e in enumerate(entries) if e.when),
+            key=lambda t: (t[0], t[1]),
+            reverse=True,
+        )
+    ]
     undated = [e for e in entries if not e.when]
     ordered = dated + undated
     return tuple(ordered[:DECISIONS_SHOWN]), len(ordered)

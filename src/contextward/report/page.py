@@ -173,7 +173,9 @@ def _evidence(report: ProjectReport) -> str:
 
 
 def _loops(report: ProjectReport) -> str:
-    aside = f"a command is refused after {report.loop_threshold} identical failures"
+    # loop_block_after N refuses the Nth attempt: the one after N-1 failures.
+    after = max(1, report.loop_threshold - 1)
+    aside = f"a command is refused after {after} identical failure{'' if after == 1 else 's'}"
     if not report.loops:
         return _section(
             "Loop streaks",
