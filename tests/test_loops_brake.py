@@ -37,6 +37,43 @@ def test_third_identical_failure_is_refused(store: Store, tmp_path: Path) -> Non
     assert streak_failures(store, "false") == 2
 
 
+@pytest.mark.parametrize(
+    ("failures", "threshold", "reason"),
+    [
+        (
+            2,
+            3,
+            "refused: `make test` failed 2 time(s) in a row; the loop brake refuses a command"
+            " after 2 identical failures; " + NUDGE,
+        ),
+        # Three failures a host reported with no attempt in between: no "attempt 4 of 3".
+        (
+            3,
+            3,
+            "refused: `make test` failed 3 time(s) in a row; the loop brake refuses a command"
+            " after 2 identical failures; " + NUDGE,
+        ),
+        (
+            1,
+            2,
+            "refused: `make test` failed 1 time(s) in a row; the loop brake refuses a command"
+            " after 1 identical failure; " + NUDGE,
+        ),
+        (
+            1,
+            3,
+            "`make test` failed 1 time(s) in a row; the attempt after 2 identical failures is refused",
+        ),
+    ],
+)
+def test_the_reason_states_the_count_and_the_rule_consistently(
+    store: Store, failures: int, threshold: int, reason: str
+) -> None:
+    for _ in range(failures):
+        record_outcome(store, "make test", 1)
+    assert decide(store, "make test", threshold=threshold).reason == reason
+
+
 def test_masked_exit_zero_does_not_reset_the_streak(store: Store, tmp_path: Path) -> None:
     run_verified(store, "false", cwd=tmp_path)
     masked = run_verified(store, "false || true", cwd=tmp_path)

@@ -124,16 +124,22 @@ def decide(
             found.streak_key,
             failures,
             threshold,
-            f"refused: `{shown}` failed {failures} time(s) in a row "
-            f"(attempt {failures + 1} of a limit of {threshold}); {NUDGE}",
+            # The streak can pass the limit (failures a host reported with no attempt in
+            # between), so say the rule, not an "attempt N of M" that no longer adds up.
+            f"refused: `{shown}` failed {failures} time(s) in a row; the loop brake refuses"
+            f" a command after {_failures(max(1, threshold) - 1)}; {NUDGE}",
         )
     reason = (
         f"`{shown}` failed {failures} time(s) in a row; the attempt after "
-        f"{threshold - 1} failures is refused"
+        f"{_failures(threshold - 1)} is refused"
         if failures
         else ""
     )
     return LoopDecision(True, found.fingerprint, found.streak_key, failures, threshold, reason)
+
+
+def _failures(n: int) -> str:
+    return f"{n} identical failure" + ("" if n == 1 else "s")
 
 
 def record_refusal(
