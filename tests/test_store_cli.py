@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -167,6 +168,32 @@ def test_doctor_warns_of_a_state_file_too_large_to_read(project: Path) -> None:
 def test_doctor_without_a_store(project: Path) -> None:
     code, out, _ = run("doctor")
     assert code == 0 and "store_missing" in out
+
+
+@pytest.mark.parametrize("loss", ["emptied", "blank", "removed"])
+def test_doctor_warns_when_an_initialised_store_lost_its_database(project: Path, loss: str) -> None:
+    run("init")
+    run("note", "lesson", "mock the clock")
+    path = database_path(project)
+    for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        extra.unlink(missing_ok=True)
+    if loss == "emptied":  # a crash, a full disk, a sync tool
+        path.write_bytes(b"")
+    elif loss == "blank":  # an SQLite file with no tables in it
+        path.unlink()
+        blank = sqlite3.connect(path)
+        blank.executescript("CREATE TABLE t (x); DROP TABLE t;")
+        blank.close()
+    else:  # `git clean -X`: the database is git-ignored, config.toml and contract.md stay
+        path.unlink()
+    code, out, _ = run("doctor", "--json")
+    findings = {f["code"]: f["level"] for f in json.loads(out)["findings"]}
+    assert (code, findings) == (1, {"store_lost": "warning", "repair_hint": "info"})
+    # Doctor changes nothing: the empty file is not quietly migrated into a new store.
+    assert path.exists() == (loss != "removed")
+    assert loss != "emptied" or path.stat().st_size == 0
+    run("init")  # the recovery the hint names
+    assert run("doctor")[0] == 0
 
 
 COMMANDS = [

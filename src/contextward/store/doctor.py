@@ -4,7 +4,8 @@ Owns: the list of checks (database opens and passes ``integrity_check``,
 WAL mode, every core migration recorded and ``user_version`` consistent with
 the record, ``.gitignore`` keeps the database out of git, configuration and
 contract files parse, ledgers within retention, no temporary file
-left by an interrupted atomic write) and their findings.
+left by an interrupted atomic write, and an initialised ``.contextward/``
+whose database is gone or empty) and their findings.
 
 Must never: modify anything, print, or raise for a damaged store (damage is
 a finding).
@@ -23,7 +24,15 @@ from .config import load_config
 from .contract import load_contract
 from .database import Store
 from .migrations import CORE_MIGRATIONS
-from .paths import DB_NAME, STORE_DIR, database_path, project_root, store_dir
+from .paths import (
+    CONFIG_NAME,
+    CONTRACT_NAME,
+    DB_NAME,
+    STORE_DIR,
+    database_path,
+    project_root,
+    store_dir,
+)
 
 Level = Literal["error", "warning", "info"]
 
@@ -73,6 +82,10 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
                 "ignored and the rest of the contract applies",
             )
         )
+    lost = _lost(directory)
+    if lost:
+        findings += lost
+        return DoctorReport(root, tuple(findings))
     if not database_path(root).exists():
         findings.append(
             Finding(
@@ -98,6 +111,53 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
             )
         )
     return DoctorReport(root, tuple(findings))
+
+
+def _lost(directory: Path) -> list[Finding]:
+    """An initialised ``.contextward/`` (its config.toml or contract.md is there) whose
+    database is gone (``git clean -X`` removes it: it is git-ignored) or empty (emptied
+    by a crash, a full disk or a sync tool). Any command would quietly start a new
+    store there, so this is said before anything opens the file: opening migrates it.
+    """
+    if not any((directory / name).is_file() for name in (CONFIG_NAME, CONTRACT_NAME)):
+        return []
+    path = directory / DB_NAME
+    if not path.exists():
+        what = f"{DB_NAME} is gone (git-ignored, so `git clean -X` deletes it)"
+    elif _empty(path):
+        what = f"{DB_NAME} is empty"
+    else:
+        return []
+    return [
+        Finding(
+            "warning",
+            "store_lost",
+            f"{STORE_DIR}/ is initialised ({CONFIG_NAME} or {CONTRACT_NAME}) but {what}: "
+            "any journal, lessons, prompts and evidence this checkout held are lost "
+            "(STATE.md is not affected)",
+        ),
+        Finding(
+            "info",
+            "repair_hint",
+            f"put a copy of {STORE_DIR}/{DB_NAME} back if you have one; otherwise run "
+            "`contextward init` to start an empty store (all a fresh clone needs)",
+        ),
+    ]
+
+
+def _empty(path: Path) -> bool:
+    """True for a database file with no bytes, or no tables, and no write-ahead log."""
+    try:
+        if path.stat().st_size == 0:
+            wal = path.with_name(path.name + "-wal")
+            return not (wal.exists() and wal.stat().st_size > 0)
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]) == 0
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return False  # unreadable or damaged: the database checks say which
 
 
 def _stale_temps(root: Path, folders: list[Path]) -> list[Finding]:
