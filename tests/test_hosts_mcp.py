@@ -294,6 +294,54 @@ async def test_a_real_stdio_client_subprocess(project: Path) -> None:
         assert store.journal.counts()["total"] == 0
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("variable", ["CONTEXTWARD_PROJECT_DIR", "CLAUDE_PROJECT_DIR"])
+async def test_a_named_project_that_is_not_there_is_an_error_not_the_cwd(
+    project: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    cwd = project / "elsewhere"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("CONTEXTWARD_PROJECT_DIR")
+    monkeypatch.setenv(variable, str(project / "typo-project"))
+    async with Client(build_server()) as client:
+        noted = await client.call_tool("note", {"type": "lesson", "text": "hello"})
+        checkpoint = await client.call_tool("checkpoint", {"focus": "x"})
+    for result in (noted, checkpoint):
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert f"project_dir_missing: {variable} names no directory" in text
+    assert list(cwd.iterdir()) == []  # nothing went to the server's working directory
+
+
+def test_the_server_refuses_to_start_for_a_project_that_is_not_there(project: Path) -> None:
+    cwd = project / "elsewhere"
+    cwd.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "contextward", "mcp"],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={
+            "CONTEXTWARD_PROJECT_DIR": str(project / "typo-project"),
+            "CONTEXTWARD_HOME": str(project / "p"),
+            "PYTHONPATH": SRC,
+            "PATH": "/usr/bin:/bin",
+            **_coverage_env(),
+        },
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"contextward: error: CONTEXTWARD_PROJECT_DIR names no directory "
+        f"({project / 'typo-project'}): set it to the project's folder, or unset it to"
+        " serve the current directory\n"
+    )
+    assert list(cwd.iterdir()) == []
+
+
 def _coverage_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(("COV_", "COVERAGE"))}
 

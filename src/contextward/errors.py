@@ -4,7 +4,7 @@
      ├── InputError        invalid_input, unknown_type, empty_text, empty_command
      ├── StoreError        store_damaged, store_busy, store_unavailable, store_missing,
      │                     migration_failed
-     ├── ConfigError       config_unreadable
+     ├── ConfigError       config_unreadable, project_dir_missing
      └── ContractError     contract_seed_protected, contract_owner_protected,
                            contract_personal_protected, contract_unknown_id,
                            contract_unreadable
@@ -40,7 +40,8 @@ class StoreError(ContextwardError):
 
 
 class ConfigError(ContextwardError):
-    """A configuration file cannot be read at all (bad values only warn)."""
+    """A configuration file cannot be read at all (bad values only warn), or the
+    environment names a project folder that is not there."""
 
     default_code = "config_unreadable"
 

@@ -31,7 +31,7 @@ from pydantic import BeforeValidator, Field, StrictBool, ValidationError, WithJs
 
 from .. import __version__
 from ..core import ContextGuardError
-from ..errors import ContextwardError
+from ..errors import ConfigError, ContextwardError
 from ..guard.evidence import TIMEOUT_RANGE
 from ..inspect import InspectError, InspectionResult, Message
 from ..inspect.message import listed
@@ -157,11 +157,27 @@ def _problem(err: Mapping[str, Any]) -> str:
     return f"{where}: {' '.join([err['type'], *bounds])}"
 
 
+#: The variables that name the served project, first set wins; unset, the cwd is served.
+PROJECT_DIR_VARIABLES = ("CONTEXTWARD_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+
+
 def project_dir() -> Path:
-    """The project the server serves: ``CLAUDE_PROJECT_DIR`` when the host sets it, else cwd."""
-    configured = os.environ.get("CONTEXTWARD_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR")
-    start = Path(configured) if configured and Path(configured).is_dir() else Path.cwd()
-    return project_root(start)
+    """The project the server serves: the folder ``CONTEXTWARD_PROJECT_DIR`` (else
+    ``CLAUDE_PROJECT_DIR``) names, else the cwd. A named folder that is not there is a
+    ``ConfigError``: falling back to the cwd would write the agent's notes and checkpoints
+    into another project, where the intended one never sees them."""
+    for variable in PROJECT_DIR_VARIABLES:
+        configured = os.environ.get(variable)
+        if not configured:
+            continue
+        if not Path(configured).is_dir():
+            raise ConfigError(
+                f"{variable} names no directory ({configured}): set it to the project's "
+                "folder, or unset it to serve the current directory",
+                code="project_dir_missing",
+            )
+        return project_root(Path(configured))
+    return project_root(Path.cwd())
 
 
 def confined(root: Path, relative: str) -> Path:
