@@ -252,7 +252,8 @@ def test_a_write_waits_for_another_writer_instead_of_failing(project: Path) -> N
 @pytest.mark.parametrize(
     "argv",
     [["verify", "--timeout", "0.5", "--", "true"], ["verify", "--timeout", "901", "--", "true"],
-     ["recall", "x", "--limit", "21"], ["journal", "--limit", "201"]],
+     ["recall", "x", "--limit", "21"], ["recall", "x", "--limit", "0"],
+     ["journal", "--limit", "201"]],
 )  # fmt: skip
 def test_cli_ranges_are_refused_with_exit_2(project: Path, argv: list[str]) -> None:
     assert CliRunner().invoke(main, argv).exit_code == 2

@@ -620,6 +620,8 @@ async def test_an_empty_constraint_is_refused_over_mcp(project: Path) -> None:
         ("budget", {"used_tokens": -1}, "used_tokens: greater_than_equal 0"),
         ("budget", {"window_tokens": 0}, "window_tokens: greater_than_equal 1"),
         ("decide", {"text": "Use Postgres.", "rejected": "yes"}, "rejected: bool_type"),
+        # Recall's cap (docs/limits.md), stated by the schema rather than past it.
+        ("recall", {"query": "x", "limit": 21}, "limit: less_than_equal 20"),
     ],
 )
 async def test_out_of_range_arguments_are_refused_with_their_bound(

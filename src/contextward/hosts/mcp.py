@@ -36,6 +36,7 @@ from ..guard.evidence import TIMEOUT_RANGE
 from ..inspect import InspectError, InspectionResult, Message
 from ..inspect.message import listed
 from ..printable import counted, one_line
+from ..recall import MAX_LIMIT as RECALL_MAX_LIMIT
 from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
@@ -83,6 +84,8 @@ Answer = Annotated[
 #: A count argument: refused outside 1..N (its schema says so), never clamped or read
 #: as "all" in silence.
 Upto50 = Annotated[int, Field(ge=1, le=50)]
+# Recall's own cap (docs/limits.md): the schema states it, so a model never sends more.
+UptoRecall = Annotated[int, Field(ge=1, le=RECALL_MAX_LIMIT)]
 Upto100 = Annotated[int, Field(ge=1, le=100)]
 Upto200 = Annotated[int, Field(ge=1, le=200)]
 
@@ -414,7 +417,7 @@ def build_server() -> MCPServer:
         query: str = "",
         type: Text = None,
         tags: list[str] | None = None,
-        limit: Upto50 = 8,
+        limit: UptoRecall = 8,
         evidence_id: Text = None,
         cmd: Text = None,
     ) -> dict[str, Any]:
