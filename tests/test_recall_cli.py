@@ -123,3 +123,14 @@ def test_recall_json_never_echoes_a_secret_or_a_huge_query(project: Path) -> Non
     assert code in (0, 1) and len(out) < 10_000
     code, out, _ = invoke("recall", "word " * 50_000)  # the text header too
     assert code in (0, 1) and len(out.splitlines()[0]) < 2_000
+
+
+def test_an_undated_state_decision_has_no_empty_date_field(project: Path) -> None:
+    Store.open(project).close()
+    (project / "STATE.md").write_text(
+        "# State\n\n## Current\n\n## Decisions\n\n- Use WAL for the store\n\n## Log\n"
+    )
+    code, out, _ = invoke("recall", "wal")
+    head = out.splitlines()[1]
+    assert code == 0 and head.startswith("state:")
+    assert head.split(" · ")[1:] == ["decision", "owner", "STATE.md"]

@@ -91,7 +91,8 @@ def render(result: RecallResult) -> str:
         head = f"{hit.ref} · {hit.kind} · {hit.trust}"
         if hit.label:
             head += f" · {hit.label}"
-        lines.append(f"{head} · {hit.created_at[:10]}")
+        # A hand-written STATE.md decision may carry no date: no empty field then.
+        lines.append(f"{head} · {hit.created_at[:10]}" if hit.created_at else head)
         text = " ".join(hit.text.split())
         lines.append("  " + (text if len(text) <= _TEXT else text[: _TEXT - 1] + "…"))
         if hit.tags:
