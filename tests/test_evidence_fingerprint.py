@@ -7,9 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextward.guard.fingerprint import (
+    CONDITION,
     Token,
     assess,
     fingerprint,
+    is_test_run,
     pipefail_rewrite,
     shell_tokens,
     streak_key,
@@ -109,11 +111,87 @@ def test_different_commands_have_different_streaks() -> None:
         ("FOO=1; pytest", ()),
         ("echo start; pytest", ()),
         ("for f in a b; do echo $f; done", ()),
+        # `A || B` proves nothing about A unless B fails in turn or checks again
+        ('pytest -q || { echo "tests failed"; }', (MASK,)),
+        ("pytest || (echo failed)", (MASK,)),
+        ("pytest || cat log", (MASK,)),
+        ("pytest || sleep 0", (MASK,)),
+        ("pytest || command true", (MASK,)),
+        ("pytest && echo ok || echo failed", (MASK,)),
+        ("pytest || exit 1", ()),
+        ("pytest || { echo failed; exit 1; }", ()),
+        ("pytest || false", ()),
+        ("make test || make check", ()),
+        # the status of a condition is consumed; nested shell text is read too
+        ("if pytest; then :; fi", (CONDITION,)),
+        ("if [ -d tests ]; then pytest; fi", (CONDITION,)),
+        ('bash -c "pytest || true"', (MASK,)),
+        ("sh -c 'pytest | tee log'", (PIPE,)),
+        ("eval 'pytest || true'", (MASK,)),
+        ("bash -c 'pytest -q'", ()),
     ],
 )
 def test_untrusted_reasons(command: str, reasons: tuple[str, ...]) -> None:
     assert untrusted_reasons(command) == reasons
     assert assess(command).trusted is (not reasons)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest -q",
+        "py.test",
+        "python -m pytest tests/",
+        "python3 -m unittest discover",
+        "uv run pytest -q",
+        "CI=1 npm test",
+        "npm run test:unit",
+        "npm t",
+        "yarn test",
+        "pnpm run test",
+        "bun test",
+        "npx jest --ci",
+        "go test ./...",
+        "timeout 600 cargo test",
+        "cargo nextest run",
+        "deno test",
+        "dotnet test",
+        "make test",
+        "make -j4 check",
+        "./gradlew test",
+        "gradle test",
+        "./gradlew :app:test",
+        "mvn test",
+        "mvn -q clean verify",
+        "node --test",
+        "cd sub && pytest",
+        "bash -c 'pytest -q'",
+        "pytest | tee log",
+    ],
+)
+def test_a_command_that_runs_a_test_runner_is_a_test_run(command: str) -> None:
+    assert is_test_run(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo npm test",
+        "pip install pytest",
+        "grep pytest requirements.txt",
+        'git commit -m "fix go test"',
+        "cat pytest.ini",
+        "npm install --save-dev jest",
+        "npm run build",
+        "go build ./...",
+        "make build",
+        "ls tests/",
+        "python script.py pytest",
+        "echo $(pytest --version)",
+    ],
+)
+def test_a_command_that_only_names_a_test_runner_is_no_test_run(command: str) -> None:
+    assert not is_test_run(command)
 
 
 def test_pipefail_rewrite_quotes_the_command() -> None:

@@ -40,7 +40,23 @@ def test_failure_records_exit_code_and_output_tail(store: Store, tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    "command", ["false | true", "false || true", "false; true", "false || :", "! false"]
+    "command",
+    [
+        "false | true",
+        "false || true",
+        "false; true",
+        "false || :",
+        "! false",
+        # any fallback that is no second check of the failing command hides its failure
+        'python3 -c "import sys; sys.exit(1)" || { echo "tests failed"; }',
+        "false || (echo failed)",
+        "false || sleep 0",
+        "false || command true",
+        "false || cat /dev/null",
+        'bash -c "false || true"',
+        'eval "false || true"',
+        "if false; then :; fi",
+    ],
 )
 def test_unproven_exit_zero_is_untrusted(store: Store, tmp_path: Path, command: str) -> None:
     result = run_verified(store, command, cwd=tmp_path)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from contextward.guard.budget import session_budget
-from contextward.hosts import claude_code
+from contextward.hosts import claude_code, hooks
 from contextward.hosts.claude_install import ENTRY_SCRIPT, HOOK_EVENTS
 from contextward.store import Store
 
@@ -169,6 +169,104 @@ def test_test_commands_become_evidence(project: Path) -> None:
     with Store.open(project) as store:
         run = store.evidence.last()
     assert run is not None and (run.command, run.exit_code, run.verdict) == ("pytest -q", 0, "ok")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo npm test",
+        "pip install pytest",
+        "grep pytest requirements.txt",
+        'git commit -m "fix go test"',
+        "cat pytest.ini",
+        "npm install --save-dev jest",
+    ],
+)
+def test_a_command_that_only_names_a_test_runner_is_no_evidence(
+    project: Path, command: str
+) -> None:
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_use_id="t1",
+        tool_response={"stdout": "", "stderr": ""},
+    )
+    with Store.open(project) as store:
+        assert store.evidence.last() is None
+
+
+@pytest.mark.parametrize("command", ["./gradlew test", "gradle test", "mvn test", "deno test"])
+def test_build_tool_test_runs_become_evidence(project: Path, command: str) -> None:
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": command},
+        tool_use_id="t1",
+        tool_response={"stdout": "BUILD SUCCESSFUL", "stderr": ""},
+    )
+    with Store.open(project) as store:
+        run = store.evidence.last()
+    assert run is not None and (run.command, run.verdict) == (command, "ok")
+
+
+@pytest.mark.parametrize(
+    ("response", "reason"),
+    [
+        ({"stdout": "", "stderr": "", "backgroundTaskId": "bash_1"}, hooks.BACKGROUND),
+        ({"stdout": "=== RUN   TestA", "stderr": "", "interrupted": True}, hooks.INTERRUPTED),
+    ],
+)
+def test_a_test_run_the_host_did_not_see_finish_is_no_passing_evidence(
+    project: Path, response: dict[str, object], reason: str
+) -> None:
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": "go test ./..."},
+        tool_use_id="t1",
+        tool_response=response,
+    )
+    with Store.open(project) as store:
+        run = store.evidence.last()
+    assert run is not None and (run.verdict, run.reasons) == ("untrusted", (reason,))
+
+
+def test_a_background_command_is_no_success_that_clears_a_streak(project: Path) -> None:
+    for n in range(2):
+        fire(
+            project,
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "make deploy"},
+            tool_use_id=f"f{n}",
+            error="Exit code 2",
+        )
+    fire(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_input={"command": "make deploy"},
+        tool_use_id="bg",
+        tool_response={"stdout": "", "stderr": "", "backgroundTaskId": "bash_1"},
+    )
+    out = fire(project, "PreToolUse", tool_name="Bash", tool_input={"command": "make deploy"})[1]
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    "command", ["git status; git diff", "git log --oneline | head -5", "ps aux | grep python"]
+)
+def test_harmless_commands_that_succeed_are_never_refused(project: Path, command: str) -> None:
+    outputs = []
+    for n in range(3):
+        pre = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": f"t{n}"}
+        outputs.append(fire(project, "PreToolUse", **pre)[1])
+        fire(project, "PostToolUse", **pre, tool_response={"stdout": "x", "stderr": ""})
+    assert outputs == ["", "", ""]
 
 
 def test_the_compaction_loop_restores_exactly_what_the_summary_lost(project: Path) -> None:

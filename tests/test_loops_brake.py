@@ -125,6 +125,31 @@ def test_unproven_pipeline_success_counts_as_an_attempt(store: Store) -> None:
     assert not decide(store, "pytest | tee log").allowed
 
 
+def test_unproven_test_runs_are_refused_as_unproven_not_as_failures(store: Store) -> None:
+    record_outcome(store, "pytest | tee log", 0)
+    record_outcome(store, "pytest | tee log", 0)
+    decision = decide(store, "pytest | tee log")
+    assert not decision.allowed
+    assert decision.reason.startswith("refused: `pytest | tee log` could not be proven 2 time(s)")
+    assert "failed" not in decision.reason
+    record_outcome(store, "pytest | tee log", 1)
+    assert (
+        "failed 1 time(s) and could not be proven 2 time(s)"
+        in decide(store, "pytest | tee log", threshold=5).reason
+    )
+
+
+@pytest.mark.parametrize(
+    "command", ["git status; git diff", "git log --oneline | head -5", "ps aux | grep python"]
+)
+def test_a_command_that_is_no_test_run_and_exits_0_never_counts(store: Store, command: str) -> None:
+    for _ in range(3):
+        record_outcome(store, command, 0)
+    decision = decide(store, command)
+    assert (decision.allowed, decision.prior_failures, decision.reason) == (True, 0, "")
+    assert open_loops(store) == []
+
+
 def test_threshold_is_configurable(store: Store) -> None:
     for _ in range(3):
         record_outcome(store, "cargo build", 101)

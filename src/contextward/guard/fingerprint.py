@@ -11,6 +11,7 @@ is read to the end of the line), or touch the store. Pure and stdlib only.
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass
@@ -291,13 +292,226 @@ def _discarded(words: list[str]) -> bool:
     """Whether a failure of ``words``, run before ``;``, would be lost: any command but
     setting the shell up or one that cannot fail ("export CI=1; pytest" and "echo start;
     pytest" prove what pytest proves)."""
-    return bool(words) and words[0] not in _SETUP | _ALWAYS_TRUE and not _ASSIGNMENT.match(words[0])
+    return (
+        bool(words)
+        and words[0] not in _SETUP | _ALWAYS_TRUE | {"exit", "return"}
+        and not _ASSIGNMENT.match(words[0])
+    )
 
 
-def untrusted_reasons(command: str | list[Token]) -> tuple[str, ...]:
-    """Why an exit 0 of ``command`` would not prove success; empty when it would."""
+#: How deep ``bash -c '…'`` and ``eval '…'`` texts are followed.
+_NESTED_DEPTH = 4
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
+#: Keywords whose command's exit status is consumed (a condition never fails the line).
+_CONDITIONS = frozenset({"if", "elif", "while", "until"})
+CONDITION = "condition: the exit status of a command tested by `if`/`while` never fails the line"
+
+
+def _unquote(word: str) -> str:
+    """The word as the shell passes it (quotes removed); verbatim when it cannot be read."""
+    try:
+        parts = shlex.split(word)
+    except ValueError:
+        return word
+    return parts[0] if len(parts) == 1 else word
+
+
+def _nested_script(words: list[str]) -> str | None:
+    """The shell text ``bash -c '…'`` or ``eval …`` runs, with the shell options that
+    change how its status is reported (``-o pipefail``, ``-e``) set first."""
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return None
+    name = _unquote(words[0]).rsplit("/", 1)[-1]
+    if name == "eval":
+        return " ".join(_unquote(w) for w in words[1:])
+    if name not in _SHELLS:
+        return None
+    setup: list[str] = []
+    args = [_unquote(w) for w in words[1:]]
+    pos = 0
+    while pos < len(args):
+        arg = args[pos]
+        if arg == "--" or not arg.startswith(("-", "+")):
+            return None
+        letters = "" if arg.startswith("--") else arg[1:]
+        takes_name = "o" in letters and pos + 1 < len(args)
+        if arg.startswith("-") and takes_name and args[pos + 1] in ("pipefail", "errexit"):
+            setup.append(f"set -o {args[pos + 1]};")
+        if arg.startswith("-") and "e" in letters:
+            setup.append("set -e;")
+        if "c" in letters:
+            return " ".join((*setup, args[pos + 1] if pos + 1 < len(args) else ""))
+        pos += 2 if takes_name else 1
+    return None
+
+
+def _fallback_end(tokens: list[Token], start: int) -> int:
+    """Index just past the command or group that starts at ``start`` (after ``||``)."""
+    if start >= len(tokens):
+        return start
+    first = tokens[start]
+    opener, closer = ("(", ")") if first.op and first.text == "(" else ("{", "}")
+    if first.text != opener:
+        end = start
+        while end < len(tokens) and not tokens[end].op:
+            end += 1
+        return end
+    depth = 0
+    for index in range(start, len(tokens)):
+        tok = tokens[index]
+        if tok.text == opener and tok.op == first.op:
+            depth += 1
+        elif tok.text == closer and tok.op == first.op:
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return len(tokens)
+
+
+def _keeps_failure(words: list[str]) -> bool:
+    """``false``, ``exit 1``: a fallback that fails in turn hands the failure on."""
+    if not words:
+        return False
+    head = _unquote(words[0])
+    if head in ("false", "/bin/false", "/usr/bin/false"):
+        return True
+    return head in ("exit", "return") and len(words) > 1 and _unquote(words[1]) not in ("0", "")
+
+
+def _program(words: list[str]) -> str:
+    rest = [w for w in words if not _ASSIGNMENT.match(w)]
+    return _unquote(rest[0]).rsplit("/", 1)[-1] if rest else ""
+
+
+def _fallback_proves(before: list[str], fallback: list[Token]) -> bool:
+    """Whether ``A || B`` still reports A's failure: B fails in turn, or checks again
+    (``pytest || pytest --lf``, ``make test || make check``)."""
+    commands = [[w for w in words if w not in ("{", "}")] for _, words, _ in _commands(fallback)]
+    commands = [words for words in commands if words]
+    if not commands:
+        return False
+    if _keeps_failure(commands[-1]):
+        return True
+    program = _program(before)
+    return any((program and _program(words) == program) or _runs_tests(words) for words in commands)
+
+
+def _masked_fallbacks(tokens: list[Token]) -> bool:
+    """Any ``A || B`` whose B proves nothing about A (``|| { echo failed; }``, ``|| cat
+    log``): the line exits with B's status when A fails."""
+    for index, tok in enumerate(tokens):
+        if not (tok.op and tok.text == "||"):
+            continue
+        start = index
+        while start and not tokens[start - 1].op:
+            start -= 1
+        before = [t.text for t in tokens[start:index]]
+        fallback = tokens[index + 1 : _fallback_end(tokens, index + 1)]
+        if not _fallback_proves(before, fallback):
+            return True
+    return False
+
+
+#: Programs that are test runners whatever their arguments.
+_RUNNERS = frozenset(
+    {"pytest", "py.test", "tox", "nox", "ctest", "rspec", "phpunit", "jest", "vitest", "mocha"}
+)
+#: ``PROGRAM SUBCOMMAND`` test runs (``go test``, ``cargo nextest run``).
+_TEST_SUBCOMMANDS = {
+    "go": ("test",),
+    "cargo": ("test", "nextest"),
+    "dotnet": ("test",),
+    "deno": ("test",),
+    "bun": ("test",),
+    "swift": ("test",),
+}
+#: Build tools whose test target or phase may stand anywhere among the operands.
+_TEST_TARGETS = {
+    "make": ("test", "check"),
+    "gmake": ("test", "check"),
+    "gradle": ("test", "check"),
+    "gradlew": ("test", "check"),
+    "mvn": ("test", "verify"),
+    "mvnw": ("test", "verify"),
+}
+_SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_PYTHON = re.compile(r"^(?:python[0-9.]*|py|coverage)$")
+_TEST_MODULES = frozenset({"pytest", "unittest", "tox", "nox"})
+#: Words that only prefix the real command: keywords and wrappers that run their arguments.
+_PREFIXES = frozenset({"!", "{", "(", "time", "if", "then", "do", "else", "elif", "while", "until"})
+_WRAPPERS = frozenset(
+    {"env", "nohup", "command", "exec", "nice", "stdbuf", "sudo", "doas", "xvfb-run", "npx", "bunx"}
+)
+_RUN_TOOLS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})
+
+
+def _runner_words(words: list[str]) -> list[str]:
+    """``words`` without assignments, keywords and wrappers: the program and its args."""
+    words = [_unquote(w) for w in words]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name = word.rsplit("/", 1)[-1]
+        if _ASSIGNMENT.match(word) or word in _PREFIXES:
+            i += 1
+        elif name in _WRAPPERS or name == "timeout":
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 1
+            i += 1 if name == "timeout" else 0  # the duration
+        elif name in _RUN_TOOLS and words[i + 1 : i + 2] == ["run"]:
+            i += 2
+            while i < len(words) and words[i].startswith("-"):
+                i += 1
+        else:
+            return words[i:]
+    return []
+
+
+def _runs_tests(words: list[str], depth: int = 0) -> bool:
+    """Whether one simple command runs a test runner (not one that only names it:
+    ``echo npm test``, ``pip install pytest``, ``grep pytest``)."""
+    script = _nested_script(words) if depth < _NESTED_DEPTH else None
+    if script is not None:
+        return is_test_run(script, _depth=depth + 1)
+    run = _runner_words(words)
+    if not run:
+        return False
+    name, args = run[0].rsplit("/", 1)[-1], run[1:]
+    operands = [a for a in args if not a.startswith("-")]
+    if name in _RUNNERS:
+        return True
+    if _PYTHON.match(name):
+        return any(a == "-m" and m in _TEST_MODULES for a, m in itertools.pairwise(args))
+    if name == "node":
+        return "--test" in args
+    if name in _SCRIPT_RUNNERS and operands:
+        script_name = operands[1] if operands[0] in ("run", "run-script") else operands[0]
+        if len(operands) == 1 and operands[0] in ("run", "run-script"):
+            return False
+        if script_name in ("test", "t") or script_name.startswith(("test:", "test-")):
+            return True
+    if name in _TEST_SUBCOMMANDS and operands:
+        return operands[0] in _TEST_SUBCOMMANDS[name]
+    targets = _TEST_TARGETS.get(name, ())
+    return any(a in targets or a.endswith(tuple(f":{t}" for t in targets)) for a in operands)
+
+
+def is_test_run(command: str | list[Token], *, _depth: int = 0) -> bool:
+    """Whether ``command`` runs a test runner, so its outcome is evidence."""
+    return any(_runs_tests(words, _depth) for _, words, _ in _commands(_tokens(command)))
+
+
+def untrusted_reasons(command: str | list[Token], *, _depth: int = 0) -> tuple[str, ...]:
+    """Why an exit 0 of ``command`` would not prove success; empty when it would.
+
+    ``bash -c '…'`` and ``eval '…'`` texts are read too: their own masks count."""
     tokens = _tokens(command)
     reasons: list[str] = []
+    nested: list[str] = []
+    condition = False
     pipefail = errexit = False
     pipeline = False
     masked = False
@@ -321,6 +535,10 @@ def untrusted_reasons(command: str | list[Token]) -> tuple[str, ...]:
             lost = True
         if index == 0 and words and words[0] == "!":
             reasons.append("negated: `!` inverts the exit status")
+        condition = condition or bool(words and words[0] in _CONDITIONS)
+        script = _nested_script(words) if _depth < _NESTED_DEPTH else None
+        if script is not None:
+            nested.extend(untrusted_reasons(script, _depth=_depth + 1))
         last_of_list = before in _LIST_SEPARATORS and after in {"", ")"}
         if _always_true(words) and (before == "||" or last_of_list):
             masked = True
@@ -329,13 +547,15 @@ def untrusted_reasons(command: str | list[Token]) -> tuple[str, ...]:
         reasons.append("backgrounded: a trailing `&` exits 0 before the command finishes")
     if pipeline:
         reasons.append("pipeline without pipefail: the exit status is only the last stage's")
-    if masked:
+    if masked or _masked_fallbacks(tokens):
         reasons.append("failure mask (`|| true`, `; true`, `|| :` or similar) forces exit 0")
     elif lost:
         reasons.append(
             "list with `;`: the exit status is only the last command's, an earlier failure is lost"
         )
-    return tuple(reasons)
+    if condition:
+        reasons.append(CONDITION)
+    return tuple(dict.fromkeys((*reasons, *nested)))
 
 
 def assess(command: str) -> CommandAssessment:
@@ -354,6 +574,7 @@ __all__ = [
     "Token",
     "assess",
     "fingerprint",
+    "is_test_run",
     "pipefail_rewrite",
     "shell_tokens",
     "streak_key",

@@ -2,8 +2,9 @@
 
 Owns: the streak policy. Attempts are keyed by ``fingerprint.streak_key``
 (so ``npm test || true`` and ``npm test;`` share a streak with ``npm
-test``). A failure or an *unproven* exit 0 (masked, unchecked pipeline)
-extends the streak; only a real, proven success resets it, or the owner
+test``). A failure, or an *unproven* exit 0 (masked, unchecked pipeline) of
+a test or verify run, extends the streak (an exit 0 of any other command is
+no failure, and a refusal never calls it one); only a real, proven success resets it, or the owner
 (``contextward loops --reset``); a refused attempt did not run and changes
 nothing. With ``threshold`` N, a command whose streak already holds N-1
 failures is refused, with that count and a nudge to change approach. The
@@ -28,7 +29,7 @@ from ..errors import StoreError
 from ..redact import mask
 from ..store import Attempt, Store, project_root, storable
 from ..store.config import load_config
-from .fingerprint import CommandAssessment, assess
+from .fingerprint import CommandAssessment, assess, is_test_run
 
 #: How many attempts of one key are scanned for the current streak.
 SCAN_LIMIT = 200
@@ -69,25 +70,62 @@ def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
     return "success" if assessment.trusted else "unproven"
 
 
-def streak_failures(
+@dataclass(frozen=True)
+class Streak:
+    """The attempts of one key since its last real success: ``failed`` (non-zero exit)
+    and ``unproven`` (a test or verify run whose exit 0 could not be proven)."""
+
+    failed: int = 0
+    unproven: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.failed + self.unproven
+
+    def describe(self) -> str:
+        """ "failed 2 time(s)", "could not be proven 2 time(s)", or both; never "failed"
+        for a run that exited 0."""
+        parts = [f"failed {self.failed} time(s)"] if self.failed else []
+        if self.unproven:
+            parts.append(f"could not be proven {self.unproven} time(s)")
+        return " and ".join(parts)
+
+
+def streak(
     store: Store, key: str, *, session_id: str | None = None, proven: bool = False
-) -> int:
+) -> Streak:
     """Failed or unproven attempts of ``key`` since its last real success or reset; with
     ``proven`` (for an attempt that itself proves what it claims), not those that exited
     0 under a mask. Runs whose exit no one saw count only beside a failure or a mask."""
     failed = masked = unseen = 0
+    test_run: bool | None = None  # read from the key only when a row needs it
     for attempt in store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id):
         if attempt.outcome == "success":
             break
         if attempt.outcome == "fail":
             failed += 1
         elif attempt.outcome == "unproven" and attempt.exit_code == 0:
-            masked += 0 if proven else 1
+            # Only a test or verify run claims a success that must be proven; any other
+            # command that exited 0 did not fail: "git status; git diff" is no loop.
+            if not proven and attempt.source != EVIDENCE_SOURCE and test_run is None:
+                test_run = is_test_run(key)
+            masked += 0 if proven or not (attempt.source == EVIDENCE_SOURCE or test_run) else 1
         elif attempt.outcome == "unproven":
             unseen += 1
     # A run whose exit no one saw (a host that did not report it) extends a failing streak
     # but never starts one: "git status" three times is no loop.
-    return failed + masked + (unseen if failed or masked else 0)
+    return Streak(failed, masked + (unseen if failed or masked else 0))
+
+
+def streak_failures(
+    store: Store, key: str, *, session_id: str | None = None, proven: bool = False
+) -> int:
+    """How many attempts :func:`streak` counts against ``key``."""
+    return streak(store, key, session_id=session_id, proven=proven).total
+
+
+#: The source of the attempt an evidence row (``verify``, a host's test run) writes.
+EVIDENCE_SOURCE = "verify"
 
 
 #: The source of an attempt row that is the owner clearing a streak, not a run.
@@ -114,7 +152,8 @@ def decide(
 ) -> LoopDecision:
     """Whether ``command`` may run now, given its streak in ``store``."""
     found = assess(storable(command))
-    failures = streak_failures(store, found.streak_key, session_id=session_id, proven=found.trusted)
+    counted = streak(store, found.streak_key, session_id=session_id, proven=found.trusted)
+    failures = counted.total
     # The reason is shown to the model and the user: never the command's secrets.
     shown = mask(found.streak_key)
     if failures >= max(1, threshold) - 1 and failures > 0:
@@ -126,11 +165,11 @@ def decide(
             threshold,
             # The streak can pass the limit (failures a host reported with no attempt in
             # between), so say the rule, not an "attempt N of M" that no longer adds up.
-            f"refused: `{shown}` failed {failures} time(s) in a row; the loop brake refuses"
+            f"refused: `{shown}` {counted.describe()} in a row; the loop brake refuses"
             f" a command after {_failures(max(1, threshold) - 1)}; {NUDGE}",
         )
     reason = (
-        f"`{shown}` failed {failures} time(s) in a row; the attempt after "
+        f"`{shown}` {counted.describe()} in a row; the attempt after "
         f"{_failures(threshold - 1)} is refused"
         if failures
         else ""
@@ -157,17 +196,18 @@ def record_refusal(
 def record_outcome(
     store: Store,
     command: str,
-    exit_code: int,
+    exit_code: int | None,
     *,
     source: str = "hook",
     session_id: str | None = None,
 ) -> Attempt:
-    """Record a command outcome observed outside ``verify`` (e.g. a host's PostToolUse)."""
+    """Record a command outcome observed outside ``verify`` (e.g. a host's PostToolUse);
+    ``exit_code`` None: the command's exit was never seen (started in the background)."""
     found = assess(storable(command))
     return store.attempts.record(
         streak_key=found.streak_key,
         fingerprint=found.fingerprint,
-        outcome=outcome_for(found, exit_code),
+        outcome="unproven" if exit_code is None else outcome_for(found, exit_code),
         source=source,
         exit_code=exit_code,
         session_id=session_id,
@@ -217,11 +257,13 @@ __all__ = [
     "NUDGE",
     "LoopDecision",
     "LoopStatus",
+    "Streak",
     "check",
     "decide",
     "open_loops",
     "outcome_for",
     "record_outcome",
     "record_refusal",
+    "streak",
     "streak_failures",
 ]

@@ -86,6 +86,13 @@ def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
     response = payload.get("tool_response")
     output = ""
     size = None
+    unfinished = ""
+    if isinstance(response, Mapping):
+        # Claude Code's Bash reports a background start and an interrupted run as done.
+        if response.get("backgroundTaskId"):
+            unfinished = hooks.BACKGROUND
+        elif response.get("interrupted") is True:
+            unfinished = hooks.INTERRUPTED
     if isinstance(response, Mapping) and ("stdout" in response or "stderr" in response):
         parts = [v for v in (response.get("stdout"), response.get("stderr")) if isinstance(v, str)]
         output, size = "\n".join(parts), sum(map(len, parts))
@@ -102,6 +109,7 @@ def _post_tool(session: Session, payload: Mapping[str, Any]) -> Reply:
         error=hooks.text_field(payload, "error"),
         output=output,
         output_chars=size,
+        unfinished=unfinished,
     )
 
 

@@ -22,7 +22,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
@@ -47,13 +47,10 @@ TRANSCRIPT_TAIL = 32 << 20
 #: At most this many of the session's recorded owner prompts stand in for a transcript
 #: a compaction hook could not read.
 MAX_PROMPTS_IN_PLACE = 200
-#: Commands whose outcome is evidence (a test or build run), matched on the first words.
-_TEST_COMMAND = re.compile(
-    r"(?:^|[;&|]\s*|\s)(?:pytest|py\.test|tox|nox|go test|cargo test|cargo nextest|npm (?:run )?test"
-    r"|pnpm (?:run )?test|yarn test|bun test|make (?:test|check)|mvn (?:test|verify)|gradle test"
-    r"|ctest|rspec|phpunit|jest|vitest|mocha|python -m (?:pytest|unittest)|node --test|dotnet test)\b"
-)
 _EXIT_CODE = re.compile(r"[Ee]xit code (\d{1,3})")
+#: Why a shell call the host reports as done has no exit status to trust.
+BACKGROUND = "background: the command was only started; its exit status was never seen"
+INTERRUPTED = "interrupted: the command was stopped before it finished"
 
 Decision = Literal["deny", "ask"]
 
@@ -278,16 +275,20 @@ def post_tool(
     error: str = "",
     output: str = "",
     output_chars: int | None = None,
+    unfinished: str = "",
 ) -> Reply:
     """Record one tool call's outcome, once per tool call id. ``output_chars``: the size of
     what the tool returned, as the host reported it (the budget adds it up); a test run's
-    output is counted with its evidence run instead (``verify`` in the budget)."""
+    output is counted with its evidence run instead (``verify`` in the budget).
+    ``unfinished``: why the host's report is no exit status (started in the background,
+    interrupted); such a run is never a success."""
+    from ..guard.fingerprint import is_test_run
     from ..guard.loops import record_outcome
     from ..state import StateProject, file_modified, tool_called
 
     command = tool_input.get("command")
     shell = tool_name == "Bash" and isinstance(command, str) and bool(command.strip())
-    tested = shell and isinstance(command, str) and bool(_TEST_COMMAND.search(command))
+    tested = shell and isinstance(command, str) and is_test_run(command)
     with session.open() as store:
         if not tool_called(
             store,
@@ -300,10 +301,14 @@ def post_tool(
         if shell and isinstance(command, str):
             code = _exit_code(error) if failed else 0
             if tested:
-                _record_evidence(store, session, command, code, output or error)
+                _record_evidence(
+                    store, session, command, code, output or error, unfinished=unfinished
+                )
             else:
+                # An exit status no one saw extends a failing streak but never clears one.
+                seen = None if unfinished and not failed else code
                 record_outcome(
-                    store, command, code, source=session.host, session_id=session.session_id
+                    store, command, seen, source=session.host, session_id=session.session_id
                 )
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         paths = [path] if isinstance(path, str) and path else _patched(tool_input)
@@ -543,11 +548,17 @@ def _exit_code(error: str) -> int:
     return code or 1
 
 
-def _record_evidence(store: Store, session: Session, command: str, code: int, output: str) -> None:
+def _record_evidence(
+    store: Store, session: Session, command: str, code: int, output: str, *, unfinished: str = ""
+) -> None:
+    """One test run the host reported, as evidence. A run the host did not see finish
+    exited 0 only in the host's report: it is recorded UNTRUSTED, with the reason first."""
     from ..guard.fingerprint import assess
     from ..guard.loops import outcome_for
 
     found = assess(command)
+    if unfinished and not code:
+        found = replace(found, untrusted_reasons=(unfinished, *found.untrusted_reasons))
     verdict = "fail" if code else ("ok" if found.trusted else "untrusted")
     store.evidence.record(
         command=command,
