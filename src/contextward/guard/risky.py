@@ -46,6 +46,8 @@ MAX_DEPTH = 6
 _PREVIEW = 160
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"})
+#: Programs that run a heredoc fed to them; to any other command it is data.
+_HEREDOC_RUNNERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "ssh"}
 _DOWNLOADERS = frozenset({"curl", "wget"})
 _OPERATOR_CHARS = "();<>|&"
 # Quoted or escaped operator characters and braces are swapped for private-use
@@ -55,9 +57,11 @@ _PROTECT = {ch: chr(0xE000 + i) for i, ch in enumerate(_PROTECTABLE)}
 _UNPROTECT = str.maketrans({v: k for k, v in _PROTECT.items()})
 _SUB_OPEN, _SUB_CLOSE = "\ue100", "\ue101"
 _SUB_RE = re.compile(f"{_SUB_OPEN}(\\d+){_SUB_CLOSE}")
+_DOC_OPEN, _DOC_CLOSE = "\ue102", "\ue103"
+_DOC_RE = re.compile(f"^{_DOC_OPEN}(\\d+){_DOC_CLOSE}$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_HOME = re.compile(r"^(~|\$HOME|\$\{HOME\})(/\*?)?$")
-_ROOT = frozenset({"/", "/*"})
+#: ``~``, ``$HOME``, ``${HOME}`` and the forms that expand to it when set (``${HOME:?}``).
+_HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME(?:[:]?[-?=][^}]*)?\})(?=/|$)")
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "time"})
 _SAFE_DEVICES = ("null", "zero", "stdout", "stderr", "tty", "full", "random", "urandom")
 _WORLD_MODES = frozenset({"777", "0777", "a+rwx", "a=rwx", "ugo+rwx", "ugo=rwx", "+rwx"})
@@ -119,9 +123,10 @@ def assess_command(command: str) -> RiskVerdict:
 
 @dataclass
 class _Simple:
-    """A simple command: its words (redirections removed)."""
+    """A simple command: its words (redirections removed) and the heredocs fed to it."""
 
     words: list[str]
+    docs: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -138,12 +143,16 @@ class _Scan:
     text: str
     subs: list[tuple[str, str]]  # (kind "$(" | "`" | "<(" | ">(", body)
     exact: bool
+    docs: list[tuple[str, bool]] = field(default_factory=list)  # (heredoc body, expanded)
 
 
 def _prescan(command: str) -> _Scan:
-    """Protect quoted operators, lift substitutions out, turn newlines into ``;``."""
+    """Protect quoted operators, lift substitutions and heredoc bodies out, turn newlines
+    into ``;``."""
     out: list[str] = []
     subs: list[tuple[str, str]] = []
+    docs: list[tuple[str, bool]] = []
+    pending: list[tuple[str, bool, int]] = []  # heredocs whose body starts after this line
     exact = True
     i, n = 0, len(command)
     quote = ""  # "", "'" or '"'
@@ -193,6 +202,15 @@ def _prescan(command: str) -> _Scan:
             i += 1
             continue
         # Unquoted from here on.
+        if ch == "<" and nxt == "<" and not command.startswith("<<<", i):
+            heredoc = _heredoc_word(command, i + 2)
+            if heredoc is not None:
+                delimiter, strip_tabs, quoted, i = heredoc
+                docs.append(("", not quoted))
+                pending.append((delimiter, strip_tabs, len(docs) - 1))
+                out.append(f" << {_DOC_OPEN}{len(docs) - 1}{_DOC_CLOSE} ")
+                at_word_start = False
+                continue
         if ch in "<>" and nxt == "(":
             i = lift(ch + "(", i + 2)
             at_word_start = False
@@ -206,6 +224,10 @@ def _prescan(command: str) -> _Scan:
         elif ch == "\n":
             out.append(" ; ")
             i += 1
+            for delimiter, strip_tabs, index in pending:
+                body, i = _heredoc_body(command, i, delimiter, strip_tabs)
+                docs[index] = (body, docs[index][1])
+            pending.clear()
             at_word_start = True
             continue
         out.append(ch)
@@ -214,7 +236,66 @@ def _prescan(command: str) -> _Scan:
     if quote:
         exact = False
         out.append(quote)
-    return _Scan("".join(out), subs, exact)
+    return _Scan("".join(out), subs, exact, docs)
+
+
+def _heredoc_word(command: str, i: int) -> tuple[str, bool, bool, int] | None:
+    """The heredoc after ``<<`` at ``i``: delimiter, ``<<-``, quoted, index after it."""
+    strip_tabs = command.startswith("-", i)
+    i += strip_tabs
+    while i < len(command) and command[i] in " \t":
+        i += 1
+    word: list[str] = []
+    quoted = False
+    while i < len(command) and not command[i].isspace() and command[i] not in _OPERATOR_CHARS:
+        ch = command[i]
+        if ch in "'\"":
+            end = command.find(ch, i + 1)
+            end = len(command) if end < 0 else end
+            word.append(command[i + 1 : end])
+            quoted, i = True, end + 1
+        elif ch == "\\":
+            word.append(command[i + 1 : i + 2])
+            quoted, i = True, i + 2
+        else:
+            word.append(ch)
+            i += 1
+    delimiter = "".join(word)
+    return (delimiter, strip_tabs, quoted, i) if delimiter else None
+
+
+def _heredoc_body(command: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[str, int]:
+    """The body lines from ``i`` up to the delimiter line, and the index after it."""
+    lines: list[str] = []
+    while i < len(command):
+        end = command.find("\n", i)
+        end = len(command) if end < 0 else end
+        line = command[i:end]
+        i = end + 1
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            break
+        lines.append(line)
+    return "\n".join(lines), min(i, len(command))
+
+
+def _expansions(body: str) -> list[str]:
+    """The ``$( )`` and backtick texts an unquoted heredoc runs while it is expanded."""
+    found: list[str] = []
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            i += 2
+        elif body.startswith("$((", i):
+            i = _balanced(body, i + 3, ")")[1]
+        elif body.startswith("$(", i):
+            text, i = _balanced(body, i + 2, ")")
+            found.append(text)
+        elif body[i] == "`":
+            text, i = _balanced(body, i + 1, "`")
+            found.append(text)
+        else:
+            i += 1
+    return found
 
 
 def _balanced(text: str, start: int, closer: str) -> tuple[str, int]:
@@ -268,13 +349,14 @@ def _parse(tokens: list[str]) -> _Group:
     pipeline: list[_Simple | _Group] = []
     pipelines_stack: list[list[_Simple | _Group]] = []
     words: list[str] = []
+    docs: list[int] = []
     redirect_next = False
 
     def end_command() -> None:
-        nonlocal words
+        nonlocal words, docs
         if words:
-            pipeline.append(_Simple(words))
-            words = []
+            pipeline.append(_Simple(words, docs))
+            words, docs = [], []
 
     def end_pipeline() -> None:
         nonlocal pipeline
@@ -303,6 +385,9 @@ def _parse(tokens: list[str]) -> _Group:
         if redirect_next:
             redirect_next = False
             if not _is_operator(token):
+                doc = _DOC_RE.match(token)
+                if doc:
+                    docs.append(int(doc.group(1)))
                 continue
         if _is_operator(token):
             for part in _split_operator(token):
@@ -317,7 +402,8 @@ def _parse(tokens: list[str]) -> _Group:
                 else:  # ; & && || ;; and friends
                     end_pipeline()
             continue
-        if token == "{" and not words:
+        # ``function NAME { …; }``: the body is a group like ``NAME() { …; }``'s.
+        if token == "{" and (not words or (words[0] == "function" and len(words) <= 2)):
             open_group()
         elif token == "}" and not words:
             close_group()
@@ -349,17 +435,18 @@ def _split_operator(token: str) -> list[str]:
 # --- analysis ----------------------------------------------------------------
 
 
-def _assess(command: str, depth: int, findings: list[RiskFinding]) -> bool:
+def _assess(command: str, depth: int, findings: list[RiskFinding], sudo: bool = False) -> bool:
+    """Analyse ``command``; ``sudo``: it runs as root (``sudo sh -c '…'``)."""
     scan = _prescan(command)
     tokens, exact = _tokens(scan.text)
     exact = exact and scan.exact
     if depth < MAX_DEPTH:
         for _kind, body in scan.subs:
-            exact = _assess(body, depth + 1, findings) and exact
+            exact = _assess(body, depth + 1, findings, sudo) and exact
     elif scan.subs:
         exact = False  # not followed: whatever is nested deeper was never looked at
     tree = _parse(tokens)
-    context = _Context(scan.subs, depth, findings)
+    context = _Context(scan.subs, depth, findings, scan.docs, sudo)
     context.group(tree)
     return exact and context.exact
 
@@ -369,6 +456,8 @@ class _Context:
     subs: list[tuple[str, str]]
     depth: int
     findings: list[RiskFinding]
+    docs: list[tuple[str, bool]]
+    sudo: bool = False
     exact: bool = True
 
     def group(self, group: _Group) -> None:
@@ -378,18 +467,37 @@ class _Context:
     def pipeline(self, stages: list[_Simple | _Group]) -> None:
         downloaded = False
         shown: list[str] = []  # the pipeline so far, for the finding's text
-        for stage in stages:
-            if isinstance(stage, _Group):
-                self.group(stage)
-                downloaded = downloaded or _downloads(stage)
+        resolved = [None if isinstance(s, _Group) else _resolve(s.words) for s in stages]
+        # A heredoc is data unless a shell or interpreter runs it: the command it is fed
+        # to, or a shell later in the pipeline (``cat <<X | sh``).
+        shell_after = [
+            any(r is not None and r[0] in _SHELLS and _reads_stdin(r[1]) for r in resolved[n + 1 :])
+            for n in range(len(stages))
+        ]
+        for stage, found, feeds_shell in zip(stages, resolved, shell_after, strict=True):
+            if isinstance(stage, _Group) or found is None:
+                if isinstance(stage, _Group):
+                    self.group(stage)
+                    downloaded = downloaded or _downloads(stage)
                 shown.extend(("(…)", "|"))
                 continue
-            name, args, sudo = _resolve(stage.words)
+            name, args, sudo = found
+            sudo = sudo or self.sudo
             shown.extend((*stage.words, "|"))
             if downloaded and name in _SHELLS and _reads_stdin(args):
                 self.add("pipe-to-shell", shown[:-1])
             self.simple(name, args, sudo, stage.words)
+            for index in stage.docs:
+                self.heredoc(index, name in _HEREDOC_RUNNERS or feeds_shell, sudo)
             downloaded = downloaded or name in _DOWNLOADERS
+
+    def heredoc(self, index: int, runs: bool, sudo: bool) -> None:
+        body, expanded = self.docs[index]
+        if runs:
+            self.recurse(body, sudo)
+        elif expanded:
+            for text in _expansions(body):
+                self.recurse(text, sudo)
 
     def add(self, code: str, words: list[str]) -> None:
         text = " ".join(w if w == "|" else _display(w, self.subs) for w in words)
@@ -397,9 +505,9 @@ class _Context:
             text = text[: _PREVIEW - 1] + "…"
         self.findings.append(RiskFinding(code, RISK_CODES[code], mask(text)))
 
-    def recurse(self, text: str) -> None:
+    def recurse(self, text: str, sudo: bool = False) -> None:
         if self.depth < MAX_DEPTH:
-            self.exact = _assess(text, self.depth + 1, self.findings) and self.exact
+            self.exact = _assess(text, self.depth + 1, self.findings, sudo) and self.exact
         else:
             self.exact = False  # too deep to follow: the verdict must not claim it looked
 
@@ -416,13 +524,13 @@ class _Context:
             if code:
                 self.add(code, words)
         if name in _SHELLS or name in ("eval", "source", "."):
-            self.interpreter(name, args, words)
+            self.interpreter(name, args, words, sudo)
 
-    def interpreter(self, name: str, args: list[str], words: list[str]) -> None:
+    def interpreter(self, name: str, args: list[str], words: list[str], sudo: bool) -> None:
         if name == "eval":
             if any(self.fetched(a) for a in args):
                 self.add("pipe-to-shell", words)
-            self.recurse(" ".join(args))
+            self.recurse(" ".join(args), sudo)
             return
         if name in ("source", "."):
             if args and self.fetched(args[0]):
@@ -432,7 +540,7 @@ class _Context:
         if script is not None:
             if self.fetched(script):
                 self.add("pipe-to-shell", words)
-            self.recurse(script)
+            self.recurse(script, sudo)
             return
         operand = next((a for a in args if not a.startswith("-")), None)
         if operand is not None and self.fetched(operand):
@@ -467,6 +575,13 @@ def _resolve(words: list[str]) -> tuple[str, list[str], bool]:
             i = _skip_options(words, i + 1, with_arg="nacliCoe")
         elif name == "timeout":
             i = _skip_options(words, i + 1, with_arg="sk") + 1
+        elif name == "xargs":  # its arguments are the command it runs
+            i = _skip_options(words, i + 1, with_arg="adEeILlnPs")
+        elif name == "watch":
+            i = _skip_options(words, i + 1, with_arg="nd")
+            if not {"-x", "--exec"} & set(words[:i]):
+                # watch hands its arguments, joined by spaces, to ``sh -c``.
+                return "sh", ["-c", " ".join(words[i:])], sudo
         else:
             return name, words[i + 1 :], sudo
     return "", [], sudo
@@ -508,15 +623,29 @@ def _short_flags(args: list[str]) -> tuple[set[str], set[str], list[str]]:
 
 
 def _target(path: str) -> str:
-    """``root``, ``home`` or ``""`` for an rm/chmod operand."""
-    collapsed = re.sub(r"/{2,}", "/", path)
-    while collapsed.endswith("/.") and len(collapsed) > 2:
-        collapsed = collapsed[:-2] or "/"
-    if collapsed in _ROOT or collapsed == "/.":
-        return "root"
-    if _HOME.match(collapsed):
-        return "home"
-    return ""
+    """``root``, ``home`` or ``""`` for an rm/chmod operand: every spelling that expands
+    to the root or home directory or above it (``/..``, ``/*/``, ``${HOME:?}``,
+    ``~/../..``), or to all it holds (``/*``, ``~/*``)."""
+    home = _HOME.match(path)
+    if home:
+        base, rest = "home", path[home.end() :]
+    elif path.startswith("/"):
+        base, rest = "root", path
+    else:
+        return ""
+    depth = 0
+    for part in rest.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            depth -= 1
+        elif part == "*" and depth <= 0:
+            continue  # everything in it
+        else:
+            depth += 1
+    if depth > 0:
+        return ""
+    return base if base == "root" or depth == 0 else "home"  # above home holds it
 
 
 def _check_rm(args: list[str]) -> str:
@@ -566,7 +695,8 @@ def _check_git(args: list[str]) -> str:
     if i >= len(args):
         return ""
     sub, rest = args[i], args[i + 1 :]
-    if sub == "reset" and "--hard" in rest[: rest.index("--") if "--" in rest else None]:
+    options = rest[: rest.index("--") if "--" in rest else None]
+    if sub == "reset" and any(_abbreviates(o, "--hard", 3) for o in options):
         return "git-reset-hard"
     if sub == "push":
         return _check_push(rest)
@@ -576,7 +706,7 @@ def _check_git(args: list[str]) -> str:
 def _check_push(args: list[str]) -> str:
     """A forced push: ``--force`` / ``-f`` whatever else is given (git's ``--force`` turns
     a lease off), or a ``+refspec`` without a lease."""
-    force = plus = lease = False
+    force = plus = lease = dry_run = False
     options_done = False
     skip = False
     for arg in args:
@@ -588,7 +718,12 @@ def _check_push(args: list[str]) -> str:
             options_done = True
         elif arg.startswith("--"):
             option = arg.split("=", 1)[0]
-            force = force or option == "--force"
+            # git takes an unambiguous abbreviation (``--forc``, ``--mir``) for the option;
+            # ``--mirror`` force-updates and deletes remote refs.
+            force = (
+                force or _abbreviates(option, "--force", 5) or _abbreviates(option, "--mirror", 3)
+            )
+            dry_run = dry_run or _abbreviates(option, "--dry-run", 4)
             lease = lease or option in ("--force-with-lease", "--force-if-includes")
             if option == "--no-force-with-lease":
                 lease = False
@@ -599,10 +734,19 @@ def _check_push(args: list[str]) -> str:
             for pos, letter in enumerate(arg[1:]):
                 if letter == "f":
                     force = True
+                if letter == "n":
+                    dry_run = True
                 if letter == "o":
                     skip = pos == len(arg) - 2  # -o takes the next word when nothing follows
                     break
+    if dry_run:
+        return ""  # changes nothing
     return "git-push-force" if force or (plus and not lease) else ""
+
+
+def _abbreviates(option: str, full: str, shortest: int) -> bool:
+    """``option`` is ``full`` or git's abbreviation of it (at least ``shortest`` chars)."""
+    return len(option) >= shortest and full.startswith(option)
 
 
 _CHECKS = {
@@ -630,6 +774,8 @@ def _reads_stdin(args: list[str]) -> bool:
     if _shell_script(args) is not None:
         return False
     for arg in args:
+        if arg.startswith("-") and not arg.startswith("--") and "n" in arg[1:]:
+            return False  # ``bash -n``: a syntax check, nothing runs
         if arg in ("-", "--"):
             return True
         if not arg.startswith("-"):
