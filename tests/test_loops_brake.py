@@ -102,6 +102,7 @@ def test_the_owner_resets_a_streak_in_every_session(store: Store) -> None:
         record_outcome(store, "make test", 1, session_id=session)
         record_outcome(store, "make test", 1, session_id=session)
     assert not decide(store, "make test", session_id="a").allowed
+    assert reset_loops(store, ("no such command",)) == []  # nothing to clear, none claimed
     assert reset_loops(store, ("make test ;",)) == ["make test"]
     for session in ("a", "b", None):
         assert decide(store, "make test", session_id=session).prior_failures == 0

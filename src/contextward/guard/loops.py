@@ -134,10 +134,15 @@ RESET = "reset"
 
 def reset_loops(store: Store, commands: tuple[str, ...] = (), *, threshold: int = 3) -> list[str]:
     """Clear the streaks of ``commands`` (default: every failing one), in every session; the
-    streak keys cleared. Owner-only: no tool the agent calls offers it."""
+    streak keys cleared (a command with no streak is none). Owner-only: no tool the agent
+    calls offers it."""
     keys = list(
         dict.fromkeys(
-            [assess(storable(command)).streak_key for command in commands]
+            [
+                key
+                for key in (assess(storable(command)).streak_key for command in commands)
+                if streak_failures(store, key)
+            ]
             if commands
             else [loop.streak_key for loop in open_loops(store, threshold=threshold, limit=200)]
         )
