@@ -146,6 +146,22 @@ def test_decisions_of_one_day_are_listed_newest_first(tmp_path: Path) -> None:
     assert journal == ["a later agent decision", "an agent decision"]
 
 
+def test_a_superseded_decision_stays_on_the_timeline_marked(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    project = StateProject.open(tmp_path)
+    record_decision("Use PostgreSQL for the primary datastore", project=project)
+    record_decision("Use MySQL for the primary datastore", project=project)
+    with Store.open(tmp_path) as store:
+        page = section(render_report(store, tmp_path), "decisions")
+    items = re.findall(
+        r'<li class="([^"]*)"><div class="when">[^<]*· (\w+) ·[^<]*</div>([^<]*)', page
+    )
+    assert [(cls, label, text) for cls, label, text in items] == [
+        ("", "decision", "Use MySQL for the primary datastore"),
+        ("superseded", "superseded", "Use PostgreSQL for the primary datastore"),
+    ]
+
+
 def test_the_loop_streak_counts_the_failures_against_the_threshold(
     project: tuple[Store, Path],
 ) -> None:

@@ -38,7 +38,7 @@ class DecisionEntry:
 
     when: str
     text: str
-    kind: str  # "decision" | "rejected"
+    kind: str  # "decision" | "rejected" | "superseded"
     source: str  # "STATE.md" | "journal"
     trusted: bool
 

@@ -65,6 +65,7 @@ code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 .timeline li::before { content: ""; position: absolute; left: -22px; top: 5px; width: 11px;
   height: 11px; border-radius: 50%; background: #1971c2; border: 2px solid #fff; }
 .timeline li.rejected::before { background: #d9480f; }
+.timeline li.superseded { color: #6b6b6b; text-decoration: line-through; }
 .timeline li.agent::before { background: #adb5bd; }
 .timeline .when { color: #59636e; font-size: 12px; }
 .row { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
@@ -131,10 +132,11 @@ def _decisions(report: ProjectReport) -> str:
         )
     items = []
     for entry in report.decisions:
-        classes = "rejected" if entry.kind == "rejected" else ""
+        # A superseded decision stays on the timeline, said to be replaced.
+        label = entry.kind if entry.kind in ("rejected", "superseded") else "decision"
+        classes = label if label != "decision" else ""
         classes += " agent" if not entry.trusted else ""
         who = "owner" if entry.trusted else "agent, unverified"
-        label = "rejected" if entry.kind == "rejected" else "decision"
         items.append(
             f'<li class="{classes.strip()}"><div class="when">{escape(entry.when or "undated")}'
             f" · {escape(label)} · {escape(entry.source)} ({escape(who)})</div>"
