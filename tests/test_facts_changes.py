@@ -163,6 +163,11 @@ CASES = [
 
 # A walkthrough of the compaction loop found each of these read as preserved.
 FLIPS_IN_OTHER_WORDS = [
+    (
+        "Never push to main.",
+        "Main is protected. Always push there directly.",
+        "changed: negation flipped (removed)",
+    ),
     # A permission or a reminder in a negative word is no negation.
     (
         "Never push to main.",
@@ -221,6 +226,8 @@ FLIPS_IN_OTHER_WORDS = [
 ]
 STILL_SAID = [
     ("Never push to main.", "As previously agreed, never push to main."),
+    # The next sentence says the rest of the rule of what the one before named.
+    ("Never push to main.", "Main is protected. Never push there directly."),
     (
         "Use Redis for caching.",
         "Redis for caching stays; the Memcached idea was rejected in favour of it.",
@@ -666,3 +673,8 @@ def test_a_rejection_whose_reason_names_another_thing_still_revokes_the_item() -
     item = "Use MySQL for the primary datastore — ops team only runs MySQL"
     summary = "The primary datastore: MySQL was rejected because the ops team only runs Postgres."
     assert judge(item, summary, "decision") == ("changed", "changed: revoked")
+
+
+def test_a_neighbour_completes_a_rule_only_by_pointing_back_at_its_thing() -> None:
+    """ "Push often." says nothing of main: the rule is lost, not kept by two sentences."""
+    assert judge("Never push to main.", "Never touch main. Push often.")[0] == "lost"

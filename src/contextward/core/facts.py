@@ -326,6 +326,13 @@ class ContextIndex:
                     return candidate
         return None
 
+    def _refers_back(self, number: int, new: frozenset[str], missing: frozenset[str]) -> bool:
+        """Segment ``number`` says the rest of the item of what the segment before it
+        named: "Main is protected. Never push there directly." for "Never push to main"."""
+        if not new or new != missing:
+            return False
+        return any(word in _BACK for clause in self.clauses(number) for word in clause.surface)
+
     def _grow(
         self,
         start: int,
@@ -345,8 +352,10 @@ class ContextIndex:
                     # A neighbour must speak about the item in words, not lend it a
                     # value; only an item of several sentences takes a thin one.
                     words = sum(1 for key in shared if not key.startswith(VALUE_PREFIX))
-                    if words < 2 and (
-                        limit <= 2 or all(key.startswith(VALUE_PREFIX) for key in new)
+                    if (
+                        words < 2
+                        and (limit <= 2 or all(key.startswith(VALUE_PREFIX) for key in new))
+                        and not self._refers_back(number, new, wanted - matched)
                     ):
                         continue
                     options.append((sum(weights[key] for key in new), -number, number, new))
@@ -626,6 +635,9 @@ def _about_another(
             return bool(anchors - own) and not anchors & own
     return False
 
+
+#: Words by which a sentence points at a thing the sentence before it named.
+_BACK = frozenset(("there", "it", "them", "那里", "它"))
 
 #: Words that open the reason of a clause.
 _REASON_WORDS = frozenset(("because", "since", "as", "因为", "由于"))
