@@ -678,3 +678,22 @@ def test_a_rejection_whose_reason_names_another_thing_still_revokes_the_item() -
 def test_a_neighbour_completes_a_rule_only_by_pointing_back_at_its_thing() -> None:
     """ "Push often." says nothing of main: the rule is lost, not kept by two sentences."""
     assert judge("Never push to main.", "Never touch main. Push often.")[0] == "lost"
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "status"),
+    [
+        # A number word before the noun it counts is that number.
+        ("Keep two replicas.", "Keep three replicas.", "changed"),
+        ("Keep two replicas.", "Keep 2 replicas.", "preserved"),
+        ("Use four workers.", "We use 4 workers.", "preserved"),
+        ("Use 4 workers.", "We use four workers.", "preserved"),
+        ("Retry three times.", "Retry 5 times.", "changed"),
+        # Before a word that counts nothing, it stays a word.
+        ("Pick one of them.", "Pick one of them.", "preserved"),
+    ],
+)
+def test_an_english_number_word_is_the_number_it_names(
+    item: str, summary: str, status: str
+) -> None:
+    assert judge(item, summary, "decision")[0] == status

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 
 from .textnorm import (
     CJK_RANGE,
@@ -269,7 +270,78 @@ def _tokens(lowered: str) -> list[tuple[str, int]]:
                 out.append((token[last:], match.start() + last))
         else:
             out.append((token, match.start()))
+    if not _NUMBER_WORDS.keys().isdisjoint(map(itemgetter(0), out)):
+        out = _counted(out)
     return out
+
+
+#: English number words, read as the number before a counted noun: "two replicas".
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
+
+
+def _counted(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """ "Keep two replicas" as "Keep 2 replicas": a number word and the noun it counts
+    make one value token, as the digits do. "one of them", "the other one" stay words."""
+    out: list[tuple[str, int]] = []
+    skip = False
+    for index, (token, start) in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        value = _count(token, tokens[index + 1][0] if index + 1 < len(tokens) else "")
+        out.append((token, start) if value is None else (value, start))
+        skip = value is not None
+    return out
+
+
+def counted_words(tokens: list[str]) -> list[str]:
+    """Plain tokens with "two replicas" read as "2 replicas" (the context index's form)."""
+    if _NUMBER_WORDS.keys().isdisjoint(tokens):
+        return tokens
+    out: list[str] = []
+    skip = False
+    for index, token in enumerate(tokens):
+        if skip:
+            skip = False
+            continue
+        value = _count(token, tokens[index + 1] if index + 1 < len(tokens) else "")
+        out.append(token if value is None else value)
+        skip = value is not None
+    return out
+
+
+def _count(token: str, after: str) -> str | None:
+    number = _NUMBER_WORDS.get(token)
+    if number is None or not (after[:1].isalpha() and after.isascii() and token_keys(after)):
+        return None
+    return f"{number} {after}"
 
 
 def _value_kind(token: str, unit: str) -> str:

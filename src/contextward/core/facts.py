@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, TypeVar
 
-from .anchors import REVOKE_RE, Clause, Ident, Value, analyse, cue_counts, prepare
+from .anchors import (
+    REVOKE_RE,
+    Clause,
+    Ident,
+    Value,
+    analyse,
+    counted_words,
+    cue_counts,
+    prepare,
+)
 from .item import ContextItem
 from .textnorm import (
     TOKEN_RE,
@@ -205,7 +214,7 @@ class ContextIndex:
         findall = TOKEN_RE.findall
         keys_of_token = memo.__getitem__
         for number, part in enumerate(parts):
-            tokens = findall(part.lower())
+            tokens = counted_words(findall(part.lower()))
             for token in tokens:
                 if token not in memo:
                     memo[token] = token_keys(token)
