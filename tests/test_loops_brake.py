@@ -18,6 +18,12 @@ from contextward.guard.loops import (
 )
 from contextward.store import Store
 
+#: The end of every refusal: how the owner, and only the owner, clears the streak.
+CLEAR_MAKE_TEST = (
+    "; if a fix should be checked with it, the owner (not the agent) clears the streak:"
+    " `contextward loops --reset -- 'make test'`"
+)
+
 
 @pytest.fixture
 def store() -> Store:
@@ -44,20 +50,20 @@ def test_third_identical_failure_is_refused(store: Store, tmp_path: Path) -> Non
             2,
             3,
             "refused: `make test` failed 2 time(s) in a row; the loop brake refuses a command"
-            " after 2 identical failures; " + NUDGE,
+            " after 2 identical failures; " + NUDGE + CLEAR_MAKE_TEST,
         ),
         # Three failures a host reported with no attempt in between: no "attempt 4 of 3".
         (
             3,
             3,
             "refused: `make test` failed 3 time(s) in a row; the loop brake refuses a command"
-            " after 2 identical failures; " + NUDGE,
+            " after 2 identical failures; " + NUDGE + CLEAR_MAKE_TEST,
         ),
         (
             1,
             2,
             "refused: `make test` failed 1 time(s) in a row; the loop brake refuses a command"
-            " after 1 identical failure; " + NUDGE,
+            " after 1 identical failure; " + NUDGE + CLEAR_MAKE_TEST,
         ),
         (
             1,
@@ -190,3 +196,40 @@ def test_hook_check_reads_config_and_store(tmp_path: Path) -> None:
     env = {"CONTEXTWARD_HOME": str(tmp_path / "h")}
     decision = check("npm test || true", cwd=tmp_path, env=env)
     assert not decision.allowed and decision.threshold == 2
+
+
+def test_commands_that_differ_only_in_a_secret_are_different_streaks(store: Store) -> None:
+    def deploy(letter: str) -> str:
+        return f"GH_TOKEN=ghp_{letter * 36} ./deploy.sh"
+
+    record_outcome(store, deploy("A"), 1)
+    record_outcome(store, deploy("B"), 1)
+    assert decide(store, deploy("C")).allowed  # never run: no streak
+    record_outcome(store, deploy("A"), 1)
+    refused = decide(store, deploy("A"))
+    assert not refused.allowed and refused.prior_failures == 2
+    # Shown masked, with the reset that needs no command (the masked one would match none).
+    assert refused.reason.startswith("refused: `GH_TOKEN=[secret:github-token] ./deploy.sh`")
+    assert refused.reason.endswith("clears the streak: `contextward loops --reset`")
+    assert [(loop.command, loop.failures) for loop in open_loops(store)] == [
+        ("GH_TOKEN=[secret:github-token] ./deploy.sh", 2),
+        ("GH_TOKEN=[secret:github-token] ./deploy.sh", 1),
+    ]
+    assert not any("ghp_" in str(tuple(row)) for row in store.query("SELECT * FROM attempts"))
+    assert len(reset_loops(store)) == 2 and decide(store, deploy("A")).allowed
+
+
+def test_a_requoted_command_is_the_same_streak_and_the_owner_is_told_how_to_clear_it(
+    store: Store,
+) -> None:
+    for _ in range(2):
+        record_outcome(store, "pytest tests/test_auth.py", 1)
+    refused = decide(store, "pytest 'tests/test_auth.py'")
+    assert not refused.allowed and refused.prior_failures == 2
+    assert refused.reason.endswith(
+        "the owner (not the agent) clears the streak:"
+        " `contextward loops --reset -- 'pytest tests/test_auth.py'`"
+    )
+    # What the message says works: the quoted command is one argument, joined as is.
+    assert reset_loops(store, ("pytest tests/test_auth.py",)) == ["pytest tests/test_auth.py"]
+    assert decide(store, 'pytest "tests/test_auth.py"').allowed

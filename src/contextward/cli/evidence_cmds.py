@@ -17,6 +17,7 @@ from ..guard.loops import NUDGE, open_loops, reset_loops
 from ..printable import counted
 from ..redact import mask
 from ..store import EvidenceRun, session_id_from_env
+from ..store.text import shown_key
 from ._io import BadInput, echo_json, say
 from ._store import config, errors, read_store, write_store
 
@@ -78,7 +79,7 @@ def _print_result(result: VerifyResult) -> None:
     if run is None:
         decision = result.decision
         say(
-            f"contextward verify refused · `{decision.streak_key}` · "
+            f"contextward verify refused · `{mask(decision.streak_key)}` · "
             f"{decision.prior_failures} prior failures"
         )
         say(f"Nudge: {NUDGE}.")
@@ -153,11 +154,11 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
         with write_store(cfg) as store, errors():
             cleared = reset_loops(store, (line,) if command else (), threshold=cfg.loop_block_after)
         if as_json:
-            echo_json({"reset": cleared})
+            echo_json({"reset": [shown_key(mask(key)) for key in cleared]})
         else:
             say(f"loops: cleared {counted(len(cleared), 'streak')}")
             for key in cleared:
-                say(f"  `{mask(key)}`")
+                say(f"  `{shown_key(mask(key))}`")
         return
     loops = []
     with read_store(cfg) as store:
@@ -168,7 +169,7 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
         echo_json(
             [
                 {
-                    "command": loop.streak_key,
+                    "command": loop.command,
                     "failures": loop.failures,
                     "threshold": loop.threshold,
                     "blocked": loop.blocked,
@@ -183,7 +184,7 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
         say(f"loops: {len(loops)} failing command(s) (refused at attempt {cfg.loop_block_after})")
         for loop in loops:
             state = "BLOCKED" if loop.blocked else "failing"
-            say(f"  {state} `{loop.streak_key}` · {loop.failures} failure(s) in a row")
+            say(f"  {state} `{loop.command}` · {loop.failures} failure(s) in a row")
         if blocked:
             say(f"Nudge: {NUDGE}.")
     sys.exit(1 if blocked else 0)

@@ -21,6 +21,7 @@ its attempt in the same transaction as its evidence row).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..errors import StoreError
 from ..redact import mask
 from ..store import Attempt, Store, project_root, storable
 from ..store.config import load_config
+from ..store.text import shown_key
 from .fingerprint import CommandAssessment, assess, is_test_run
 
 #: How many attempts of one key are scanned for the current streak.
@@ -56,6 +58,11 @@ class LoopStatus:
     failures: int
     threshold: int
     last_at: str
+
+    @property
+    def command(self) -> str:
+        """The command as shown: masked, without the digest that keeps secrets apart."""
+        return shown_key(self.streak_key)
 
     @property
     def blocked(self) -> bool:
@@ -171,7 +178,7 @@ def decide(
             # The streak can pass the limit (failures a host reported with no attempt in
             # between), so say the rule, not an "attempt N of M" that no longer adds up.
             f"refused: `{shown}` {counted.describe()} in a row; the loop brake refuses"
-            f" a command after {_failures(max(1, threshold) - 1)}; {NUDGE}",
+            f" a command after {_failures(max(1, threshold) - 1)}; {NUDGE}; {_clearing(shown)}",
         )
     reason = (
         f"`{shown}` {counted.describe()} in a row; the attempt after "
@@ -180,6 +187,18 @@ def decide(
         else ""
     )
     return LoopDecision(True, found.fingerprint, found.streak_key, failures, threshold, reason)
+
+
+def _clearing(shown: str) -> str:
+    """How the streak ends, for the agent to pass on: only the owner clears it (a refused
+    run cannot succeed). The command is one quoted argument, so the owner's shell hands
+    ``loops --reset`` the key as it is; one with a secret is shown masked, so it names none."""
+    how = (
+        "`contextward loops --reset`"
+        if "[secret:" in shown
+        else f"`contextward loops --reset -- {shlex.quote(shown)}`"
+    )
+    return f"if a fix should be checked with it, the owner (not the agent) clears the streak: {how}"
 
 
 def _failures(n: int) -> str:

@@ -480,9 +480,7 @@ def build_server() -> MCPServer:
         root = project_dir()
         with _store(root) as store:
             found = open_loops(store, threshold=_config(root).loop_block_after)
-        return [
-            {"command": x.streak_key, "failures": x.failures, "blocked": x.blocked} for x in found
-        ]
+        return [{"command": x.command, "failures": x.failures, "blocked": x.blocked} for x in found]
 
     @tool(READ, "Scope audit")
     def diff(baseline: Text = None) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..redact import mask
-from .text import storable
+from .text import storable, storable_key
 
 if TYPE_CHECKING:
     from .database import Store
@@ -70,7 +70,7 @@ class Attempts:
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {outcome!r}")
         created = self.store.clock()
-        streak_key, fingerprint = mask(storable(streak_key)), mask(storable(fingerprint))
+        streak_key, fingerprint = storable_key(streak_key), mask(storable(fingerprint))
         with self.store.write() as conn:
             previous = conn.execute(
                 "SELECT outcome FROM attempts WHERE streak_key = ? ORDER BY seq DESC LIMIT 1",
@@ -94,7 +94,7 @@ class Attempts:
         self, streak_key: str, *, limit: int = 100, session_id: str | None = None
     ) -> list[Attempt]:
         """Attempts of one streak key, newest first (optionally one session's)."""
-        key = mask(storable(streak_key))
+        key = storable_key(streak_key)
         if session_id is None:
             rows = self.store.query(
                 "SELECT * FROM attempts WHERE streak_key = ? ORDER BY seq DESC LIMIT ?",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..redact import mask
-from .text import storable
+from .text import storable, storable_key
 
 if TYPE_CHECKING:
     from .database import Store
@@ -124,7 +124,7 @@ class EvidenceLedger:
             raise ValueError(f"unknown verdict {verdict!r}")
         created = self.store.clock()
         command, fingerprint = mask(storable(command)), mask(storable(fingerprint))
-        streak_key, digest, cwd = mask(storable(streak_key)), mask(storable(digest)), storable(cwd)
+        streak_key, digest, cwd = storable_key(streak_key), mask(storable(digest)), storable(cwd)
         with self.store.write() as conn:
             cur = conn.execute(
                 "INSERT INTO evidence (created_at, session_id, command, fingerprint, streak_key,"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 from ..redact import mask
 
@@ -38,6 +39,27 @@ def storable_id(value: str) -> str:
     return "masked-" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:32]
 
 
+#: Ends a key that held a secret: a digest of the unmasked text, so two commands that
+#: differ only in their secret stay two keys ("GH_TOKEN=[secret:github-token] ./deploy.sh").
+_SECRET_TAG = re.compile(r" #variant:[0-9a-f]{16}$")
+
+
+def storable_key(text: str) -> str:
+    """A lookup key the store may keep for ``text`` (a streak key): masked, and when that
+    masked a secret, tagged with a digest of the unmasked text. The tag is never shown
+    (``shown_key``); the store keeps the digest, never the secret."""
+    text = storable(text)
+    masked = mask(text)
+    if masked == text:
+        return text
+    return f"{masked} #variant:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+
+
+def shown_key(key: str) -> str:
+    """A stored key as it is shown: without the digest of the secrets it held."""
+    return _SECRET_TAG.sub("", key)
+
+
 def encodable(value: object) -> bool:
     """Whether JSON-like ``value`` holds no lone surrogate (JSON's "\\ud800" decodes to one)."""
     try:
@@ -47,4 +69,4 @@ def encodable(value: object) -> bool:
     return True
 
 
-__all__ = ["encodable", "storable", "storable_id"]
+__all__ = ["encodable", "shown_key", "storable", "storable_id", "storable_key"]
