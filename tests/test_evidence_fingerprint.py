@@ -75,8 +75,52 @@ def test_masks_and_separators_share_one_streak(variant: str) -> None:
     assert streak_key(variant) == "npm test"
 
 
-def test_different_commands_have_different_streaks() -> None:
-    assert streak_key("npm test -- auth") != streak_key("npm test")
+@pytest.mark.parametrize(
+    ("spellings", "key"),
+    [
+        # Quoting and escapes the shell removes: one word, one streak.
+        (
+            [
+                "pytest tests/test_auth.py",
+                "pytest 'tests/test_auth.py'",
+                'pytest "tests/test_auth.py"',
+                "pytest tests/test_auth\\.py",
+                "pytest tests/'test_auth'.py",
+            ],
+            "pytest tests/test_auth.py",
+        ),
+        (
+            ['pytest -k "a and b"', "pytest -k 'a and b'", "pytest -k a\\ and\\ b"],
+            "pytest -k 'a and b'",
+        ),
+        (["A='x y' make test", 'A="x y" make test'], "A='x y' make test"),
+        (["ls '*.py'", 'ls "*.py"', "ls \\*.py"], "ls '*.py'"),
+        (["g'i't push", "git push"], "git push"),
+    ],
+)
+def test_shell_equivalent_spellings_share_one_streak(spellings: list[str], key: str) -> None:
+    assert [streak_key(command) for command in spellings] == [key] * len(spellings)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("npm test -- auth", "npm test"),
+        ("npm test && true", "npm test"),
+        # Spellings that run differently stay apart: a glob, a tilde, an expansion that
+        # quotes keep from splitting, an assignment against a command named "x=1".
+        ("ls *.py", "ls '*.py'"),
+        ("cat ~/x", "cat '~/x'"),
+        ('pytest "$ARGS"', "pytest $ARGS"),
+        ('"x"=1 make', "x=1 make"),
+        # Not shell-equivalent, and a flag or a variable can change what runs
+        # (PYTHONPATH=src pytest, pytest -v): the brake does not guess.
+        ("pytest tests/test_auth.py -q", "pytest tests/test_auth.py"),
+        ("CI=1 pytest tests/test_auth.py", "pytest tests/test_auth.py"),
+    ],
+)
+def test_different_commands_have_different_streaks(one: str, other: str) -> None:
+    assert streak_key(one) != streak_key(other)
     assert streak_key("npm test && true") == "npm test && true"
 
 

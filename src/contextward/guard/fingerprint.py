@@ -251,12 +251,71 @@ def _mask_start(tokens: list[Token]) -> int | None:
 
 
 def streak_key(command: str | list[Token]) -> str:
-    """The loop-brake key: the fingerprint without a trailing failure mask or separator."""
+    """The loop-brake key: the fingerprint without a trailing failure mask or separator,
+    each word in one spelling of what the shell passes (``'tests/a.py'``, ``"tests/a.py"``
+    and ``tests/a.py`` are one word)."""
     tokens = _strip_trailing_separators(_tokens(command))
     cut = _mask_start(tokens)
     if cut is not None:
         tokens = _strip_trailing_separators(tokens[:cut])
-    return _render(tokens)
+    return _render([t if t.op else Token(_canonical_word(t.text)) for t in tokens])
+
+
+#: Characters the shell expands or treats specially in an unquoted word: quoting them
+#: changes what runs (``*.py`` globs, ``'*.py'`` does not), so such a word stays verbatim.
+_UNQUOTED_SPECIAL = frozenset("*?[]{}~!")
+#: What ``shlex.quote`` leaves bare.
+_SAFE_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+
+
+def _canonical_word(word: str) -> str:
+    """``word`` spelled the one way for the value the shell passes, when quoting is all
+    that differs; verbatim when it expands anything (``$``, a backtick, a glob, ``~``) or
+    cannot be read, so no two words that run differently ever share a spelling."""
+    if "$" in word or "`" in word or not any(ch in "'\"\\" for ch in word):
+        return word
+    value: list[str] = []
+    i, n = 0, len(word)
+    while i < n:
+        ch = word[i]
+        if ch == "'":
+            end = word.find("'", i + 1)
+            if end < 0:
+                return word
+            value.append(word[i + 1 : end])
+            i = end + 1
+        elif ch == '"':
+            i += 1
+            while i < n and word[i] != '"':
+                if word[i] == "\\" and i + 1 < n and word[i + 1] in '"\\':
+                    i += 1
+                value.append(word[i])
+                i += 1
+            if i >= n:
+                return word
+            i += 1
+        elif ch == "\\":
+            if i + 1 >= n or word[i + 1] == "\n":
+                return word
+            value.append(word[i + 1])
+            i += 2
+        elif ch in _UNQUOTED_SPECIAL:
+            return word
+        else:
+            value.append(ch)
+            i += 1
+    text = "".join(value)
+    if _ASSIGNMENT.match(text):
+        if not _ASSIGNMENT.match(word):  # ``"x"=1`` is a command's name, no assignment
+            return "'" + text.replace("'", "'\"'\"'") + "'"
+        # ``A='x y'`` stays an assignment: only its value is quoted.
+        name, _, rest = text.partition("=")
+        return f"{name}={_quoted(rest)}"
+    return _quoted(text)
+
+
+def _quoted(text: str) -> str:
+    return text if _SAFE_WORD.fullmatch(text) else shlex.quote(text)
 
 
 def _sets_pipefail(words: list[str]) -> bool:
