@@ -47,6 +47,14 @@ def render(event: str, reply: Reply) -> str:
     return json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False) + "\n"
 
 
+def oversized(event: str, tool: str) -> str:
+    """A payload too large to read: a shell command (or a tool the bytes do not name)
+    about to run is asked about, never let through unread."""
+    if event != "PreToolUse" or tool not in ("", "Bash"):
+        return ""
+    return render(event, Reply(decision="ask", reason=hooks.UNREAD))
+
+
 def run(
     stdin: IO[bytes] | None = None,
     stdout: IO[str] | None = None,
@@ -54,7 +62,9 @@ def run(
     env: Mapping[str, str] | None = None,
 ) -> int:
     """``contextward hook claude``: one payload in, Claude Code's fields out, always exit 0."""
-    return run_adapter(handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+    return run_adapter(
+        handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env, oversized=oversized
+    )
 
 
 def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:

@@ -252,4 +252,11 @@ def run(
     env: Mapping[str, str] | None = None,
 ) -> int:
     """``contextward hook codex``."""
-    return run_adapter(handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+    return run_adapter(
+        handle,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        env=env,
+        oversized=claude_code.oversized,
+    )

@@ -146,6 +146,15 @@ def render(event: str, reply: Reply) -> str:
     return json.dumps(body, ensure_ascii=False) + "\n"
 
 
+def oversized(event: str, tool: str) -> str:
+    """A shell command in a payload too large to read is refused: Gemini cannot ask, and
+    a payload that is not read cannot be recognised when the agent comes back with it."""
+    if event != "BeforeTool" or tool not in _SHELL_TOOLS | {""}:
+        return ""
+    reason = f"{hooks.UNREAD}; ask the owner to run it, or send a shorter command"
+    return render(event, Reply(decision="deny", reason=reason))
+
+
 def handle(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """The stdout for one payload ('' for none)."""
     return hooks.dispatch(payload, env, host=HOST, handlers=_HANDLERS, render=render)
@@ -158,4 +167,6 @@ def run(
     env: Mapping[str, str] | None = None,
 ) -> int:
     """``contextward hook gemini``."""
-    return run_adapter(handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+    return run_adapter(
+        handle, stdin=stdin, stdout=stdout, stderr=stderr, env=env, oversized=oversized
+    )

@@ -265,6 +265,13 @@ def pre_shell(session: Session, command: str) -> Reply:
     return ask
 
 
+#: Why a shell command in a payload over the size cap is put to the owner: it was not read.
+UNREAD = (
+    "contextward: this tool call's payload is larger than 8 MiB and was not read;"
+    " check the command before it runs"
+)
+
+
 def post_tool(
     session: Session,
     *,
