@@ -454,12 +454,17 @@ def test_the_budget_counts_what_each_tool_returned(project: Path) -> None:
     post("c2", "Bash", {"command": "cat big.log"}, {"stdout": "y" * 3000, "stderr": ""})
     post("c3", "Read", {"file_path": "README.md"}, {"file": {"content": "r" * 800}})
     post("c3", "Read", {"file_path": "README.md"}, {"file": {"content": "r" * 800}})  # again
+    # A failure's output is its error text; a test run counts once, as evidence.
+    failed = {"tool_name": "Bash", "tool_use_id": "c4", "tool_input": {"command": "make"}}
+    assert fire(project, "PostToolUseFailure", **failed, error="Exit code 2\n" + "t" * 4988)[0] == 0
+    post("c5", "Bash", {"command": "pytest -q"}, {"stdout": "3 passed in 0.1s"})
     with Store.open(project) as store:
-        volumes = {
-            v.tool: (v.chars, v.calls) for v in session_budget(store, session_id="s1").top_tools
-        }
-    assert volumes["Bash"] == (8010, 2)
+        budget = session_budget(store, session_id="s1")
+    volumes = {v.tool: (v.chars, v.calls) for v in budget.top_tools}
+    assert volumes["Bash"] == (8010 + 5000, 3)
+    assert volumes["verify"] == (16, 1)
     assert 800 < volumes["Read"][0] < 900 and volumes["Read"][1] == 1
+    assert budget.calls == 5
 
 
 def test_risk_confirm_false_turns_the_question_off_and_keeps_the_brake(project: Path) -> None:

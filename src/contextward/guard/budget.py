@@ -7,7 +7,8 @@ plus the output of verification runs — with the top tools.
 
 Event payloads it reads (written by host adapters; unknown keys ignored):
 ``{"tool": NAME}`` (any kind, e.g. the session lifecycle's tool events) counts
-one call, and ``"output_chars": N`` beside it adds to that tool's volume;
+one call, and ``"output_chars": N`` beside it adds to that tool's volume
+(``"evidence": true``: a test run, counted once with its evidence row);
 ``{"used_tokens": N, "window_tokens": M}`` (kind ``context_usage``) is a
 context reading, the newest one wins. An explicit reading passed in wins
 over both.
@@ -88,7 +89,8 @@ def session_budget(
     for event in events:  # newest first
         payload = event.payload
         tool = payload.get("tool")
-        if isinstance(tool, str) and tool:
+        # A test run's call is its evidence row, counted below under ``verify``.
+        if isinstance(tool, str) and tool and payload.get("evidence") is not True:
             # A call counts even when the host did not report its output size.
             calls[tool] += 1
             chars[tool] += _count(payload.get("output_chars")) or 0

@@ -285,8 +285,9 @@ def post_tool(
     unfinished: str = "",
 ) -> Reply:
     """Record one tool call's outcome, once per tool call id. ``output_chars``: the size of
-    what the tool returned, as the host reported it (the budget adds it up); a test run's
-    output is counted with its evidence run instead (``verify`` in the budget).
+    what the tool returned, as the host reported it, or a failed call's error text (the
+    budget adds it up); a test run is counted once, with its evidence run (``verify`` in
+    the budget).
     ``unfinished``: why the host's report is no exit status (started in the background,
     interrupted); such a run is never a success."""
     from ..guard.fingerprint import is_test_run
@@ -296,6 +297,8 @@ def post_tool(
     command = tool_input.get("command")
     shell = tool_name == "Bash" and isinstance(command, str) and bool(command.strip())
     tested = shell and isinstance(command, str) and is_test_run(command)
+    if output_chars is None and failed and error:
+        output_chars = len(error)  # what the model got back from a failed call
     with session.open() as store:
         if not tool_called(
             store,
@@ -303,6 +306,7 @@ def post_tool(
             key=tool_use_id or None,
             tool=tool_name,
             output_chars=None if tested else output_chars,
+            evidence=tested,
         ):
             return SILENT  # the same tool call reported twice
         if shell and isinstance(command, str):

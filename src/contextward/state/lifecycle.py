@@ -72,9 +72,11 @@ def tool_called(
     key: str | None = None,
     tool: str = "",
     output_chars: int | None = None,
+    evidence: bool = False,
 ) -> bool:
     """Count one tool call; ``key`` (e.g. ``tool_use_id``) makes a repeated hook count once;
-    ``output_chars``, when the host reported the output, is what the budget adds up.
+    ``output_chars``, when the host reported the output, is what the budget adds up;
+    ``evidence``: a test run whose evidence row the budget counts instead (``verify``).
 
     Returns False when the call was already counted.
     """
@@ -84,6 +86,8 @@ def tool_called(
     payload: dict[str, object] = {"tool": tool}
     if output_chars is not None:
         payload["output_chars"] = output_chars
+    if evidence:
+        payload["evidence"] = True
     added = store.events.add(TOOL_EVENT, payload, key=event_key, session_id=session_id)
     return added is not None
 
