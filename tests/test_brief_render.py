@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -244,3 +245,43 @@ def test_a_new_session_is_told_the_last_evidence_is_an_earlier_sessions(
         "(an earlier session: run it again before claiming success)"
     )
     assert render_brief(store, env=env, session_id="A").text.endswith("`pytest -q`")
+
+
+def test_evidence_older_than_a_file_change_is_marked_stale(
+    store: Store, env: dict[str, str], tmp_path: Path
+) -> None:
+    from contextward.state import StateProject, file_modified
+
+    def run() -> None:
+        store.evidence.record(
+            command="pytest -q",
+            fingerprint="pytest -q",
+            streak_key="pytest -q",
+            cwd=".",
+            exit_code=0,
+            duration_ms=900,
+            verdict="ok",
+            reasons=(),
+            digest="",
+            output_bytes=0,
+            attempt_outcome="success",
+            session_id="A",
+        )
+
+    def tail() -> str:
+        return render_brief(store, env=env, session_id="A").text.splitlines()[-1]
+
+    project = StateProject.open(tmp_path)
+    file_modified(store, "A", tmp_path / "app.py", project=project)
+    run()
+    assert tail() == "last evidence: ev-0001 ok exit 0 900ms `pytest -q`"  # changed before
+    time.sleep(0.002)  # the store's timestamps are to the millisecond
+    for name in ("app.py", "lib.py", "app.py"):
+        file_modified(store, "B", tmp_path / name, project=project)
+    assert tail() == (
+        "last evidence: ev-0001 ok exit 0 900ms `pytest -q` "
+        "(stale: 2 file(s) modified since: run it again before claiming success)"
+    )
+    time.sleep(0.002)
+    run()
+    assert tail() == "last evidence: ev-0002 ok exit 0 900ms `pytest -q`"

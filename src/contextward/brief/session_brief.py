@@ -29,6 +29,7 @@ from ..guard.intent import classify
 from ..guard.loops import open_loops
 from ..redact import mask
 from ..state import DecisionRow, StateError, StateProject, decision_rows
+from ..state.lifecycle import FILE_EVENT
 from ..store.contract import Constraint, load_contract
 
 if TYPE_CHECKING:
@@ -148,10 +149,17 @@ def render_brief(
     # None of this session's: the project's last run, said to be an earlier session's.
     before = store.evidence.last() if last is None and session_id is not None else None
     run = last or before
+    changed = _changed_since(store, run.created_at) if run is not None else 0
     tail = (
         f"last evidence: {run.id} {run.label} exit {run.exit_code}"
         f" {run.duration_ms}ms `{fmt.line(run.command, 80)}`"
-        + (" (an earlier session: run it again before claiming success)" if before else "")
+        + (
+            f" (stale: {changed} file(s) modified since: run it again before claiming success)"
+            if changed
+            else " (an earlier session: run it again before claiming success)"
+            if before
+            else ""
+        )
         if run is not None
         else "last evidence: none yet (run `contextward verify -- CMD` before claiming success)"
     )
@@ -169,6 +177,17 @@ def brief_if_changed(store: Store, previous_digest: str | None, **kwargs: Any) -
     """The brief when it differs from the one with ``previous_digest``, else None."""
     brief = render_brief(store, **kwargs)
     return brief if brief.changed_since(previous_digest) else None
+
+
+def _changed_since(store: Store, created_at: str) -> int:
+    """How many project files a host reported modified after ``created_at`` (any session):
+    evidence older than a change no longer proves the code as it is."""
+    rows = store.query(
+        "SELECT COUNT(DISTINCT json_extract(payload, '$.path')) FROM events"
+        " WHERE kind = ? AND created_at > ?",
+        (FILE_EVENT, created_at),
+    )
+    return int(rows[0][0]) if rows else 0
 
 
 def _bounded(text: str) -> str:
