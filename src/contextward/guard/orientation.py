@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..printable import one_line
 from ..redact import mask
 from ..store.text import storable
 
@@ -180,11 +181,13 @@ def orient(root: Path, *, limits: OrientationLimits | None = None) -> Orientatio
 def render(o: Orientation) -> str:
     """The human (and injectable) text of an orientation."""
     count = f"{o.files}+" if o.capped else str(o.files)
-    lines = [f"orientation: {o.name} · {count} files{' (git)' if o.git else ''}"]
+    # A file or folder name may hold a newline or a tab: one name, one line, so a name
+    # cannot forge a line of the digest the agent is given ("conventions: …").
+    lines = [f"orientation: {one_line(o.name)} · {count} files{' (git)' if o.git else ''}"]
     if o.languages:
         lines.append("languages: " + ", ".join(f"{lang} {n}" for lang, n in o.languages))
     lines.append("tree:")
-    lines.extend(f"  {entry}" for entry in o.tree)
+    lines.extend(f"  {one_line(entry)}" for entry in o.tree)
     if o.conventions:
         lines.append("conventions: " + ", ".join(c.path for c in o.conventions))
         for c in o.conventions:
