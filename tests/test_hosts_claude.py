@@ -381,9 +381,9 @@ def test_bad_payloads_are_ignored_with_one_line(raw: bytes) -> None:
 
 def test_an_internal_error_fails_open(project: Path) -> None:
     (project / ".contextward").write_text("a file where the store folder should be")
-    code, out, err = fire(project, "SessionStart", source="startup")
+    code, out, err = fire(project, "Stop")
     assert (code, out) == (0, "")
-    assert err.startswith("contextward: SessionStart hook failed (") and err.count("\n") == 1
+    assert err.startswith("contextward: Stop hook failed (") and err.count("\n") == 1
 
 
 def test_the_fast_entry_runs_as_a_real_process_without_site(project: Path) -> None:

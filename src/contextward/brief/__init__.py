@@ -22,6 +22,15 @@ from .session_brief import (
     BriefSection,
     brief_if_changed,
     render_brief,
+    render_file_brief,
 )
 
-__all__ = ["MAX_CHARS", "Brief", "BriefCaps", "BriefSection", "brief_if_changed", "render_brief"]
+__all__ = [
+    "MAX_CHARS",
+    "Brief",
+    "BriefCaps",
+    "BriefSection",
+    "brief_if_changed",
+    "render_brief",
+    "render_file_brief",
+]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ContractError
 from ..guard.intent import classify
 from ..guard.loops import open_loops
 from ..redact import mask
@@ -36,7 +37,15 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.prompts import Prompt
 
-__all__ = ["MAX_CHARS", "Brief", "BriefCaps", "BriefSection", "brief_if_changed", "render_brief"]
+__all__ = [
+    "MAX_CHARS",
+    "Brief",
+    "BriefCaps",
+    "BriefSection",
+    "brief_if_changed",
+    "render_brief",
+    "render_file_brief",
+]
 
 #: Hosts cap injected text near 10,000 characters; the brief stays well under.
 MAX_CHARS = 9_000
@@ -171,6 +180,31 @@ def render_brief(
     text = _bounded("\n".join([HEADER, *(s.render() for s in kept), footer]))
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return Brief(text, digest, tuple(kept), footer)
+
+
+def render_file_brief(
+    root: Path,
+    *,
+    caps: BriefCaps | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Brief:
+    """The part of the brief that lives in files — the contract and STATE.md's decisions —
+    for when the store database cannot be opened (damaged, read-only, busy): the owner's
+    standing record still reaches the session."""
+    caps = caps or BriefCaps()
+    fmt = _Lines()
+    try:
+        contract = _contract(root, caps, env, fmt)
+    except ContractError:
+        contract = BriefSection("contract", "contract", ())  # doctor names it
+    sections = [contract, _decisions(None, caps, fmt, _state_decisions(root))]
+    fmt.finish()
+    kept = [
+        replace(s, lines=tuple(fmt.resolve(line) for line in s.lines)) for s in sections if s.lines
+    ]
+    text = _bounded("\n".join([HEADER, *(s.render() for s in kept)]))
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return Brief(text, digest, tuple(kept))
 
 
 def brief_if_changed(store: Store, previous_digest: str | None, **kwargs: Any) -> Brief | None:
@@ -320,14 +354,17 @@ def _state_decisions(root: Path | None) -> list[DecisionRow]:
 
 
 def _decisions(
-    store: Store, caps: BriefCaps, fmt: _Lines, state: list[DecisionRow]
+    store: Store | None, caps: BriefCaps, fmt: _Lines, state: list[DecisionRow]
 ) -> BriefSection:
-    """Owner decisions: STATE.md's, plus journal ones not (yet) moved there, newest first."""
+    """Owner decisions: STATE.md's, plus journal ones not (yet) moved there, newest first.
+    Without a ``store``, STATE.md's alone."""
     cap = caps.decisions
     if not cap:
         return BriefSection("decisions", "decisions", ())
     in_state = {_key(row.text) for row in state} | {_key(row.text.split(" — ")[0]) for row in state}
-    fetched = store.journal.list(limit=cap * 3, type="decision", provenance="owner")
+    fetched = (
+        store.journal.list(limit=cap * 3, type="decision", provenance="owner") if store else []
+    )
     journal = [e for e in fetched if _key(e.text) not in in_state]
     # What a later decision superseded is no longer the project's: recall still finds it.
     state = [row for row in state if row.kind != "superseded"]
@@ -351,7 +388,7 @@ def _decisions(
     ]
     dated.sort(reverse=True)
     shown = [line for _, _, line in dated[:cap]]
-    journal_total = _count(store, "type = 'decision' AND provenance = 'owner'")
+    journal_total = _count(store, "type = 'decision' AND provenance = 'owner'") if store else 0
     # Journal rows already moved to STATE.md are counted once (among those fetched).
     total = len(state) + journal_total - (len(fetched) - len(journal))
     return BriefSection(

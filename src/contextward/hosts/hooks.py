@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
 from .. import spool
+from ..errors import StoreError
 from ..fsutil import open_regular
 from ..printable import one_line
 from ..redact import mask
@@ -169,31 +170,48 @@ def session_start(session: Session, *, source: str) -> Reply:
 
     watch = _watched(session)
     seen = spool.stamps(watch)
-    with session.open() as store:
-        known = store.sessions.get(session.session_id)
-        start(store, session.session_id, host=session.host)
-        parts = []
-        if source == "compact":
-            restore = render_restore(plan_restore(store, session_id=session.session_id))
-            if restore:
-                parts.append(restore)
-        brief = render_brief(
-            store, session_id=session.session_id, env=session.env, earlier_sessions=True
-        )
-        replayed = (
-            source == "resume"
-            and known is not None
-            and known.data.get("brief_digest") == brief.digest
-        )
-        if source == "compact":
-            parts.append(brief.without("owner_statements", "restore"))
-        elif not replayed:
-            parts.append(brief.text)
-        state = _state_block(session, store)
-        if state:
-            parts.append(state)
-        _remember_injection(store, session, brief.text, brief.digest)
+    try:
+        with session.open() as store:
+            known = store.sessions.get(session.session_id)
+            start(store, session.session_id, host=session.host)
+            parts = []
+            if source == "compact":
+                restore = render_restore(plan_restore(store, session_id=session.session_id))
+                if restore:
+                    parts.append(restore)
+            brief = render_brief(
+                store, session_id=session.session_id, env=session.env, earlier_sessions=True
+            )
+            replayed = (
+                source == "resume"
+                and known is not None
+                and known.data.get("brief_digest") == brief.digest
+            )
+            if source == "compact":
+                parts.append(brief.without("owner_statements", "restore"))
+            elif not replayed:
+                parts.append(brief.text)
+            state = _state_block(session, store)
+            if state:
+                parts.append(state)
+            _remember_injection(store, session, brief.text, brief.digest)
+    except StoreError as exc:
+        # The database is damaged, read-only or busy past the wait: what lives in files
+        # still reaches the session (a write that failed half-way changed nothing).
+        return _without_store(session, exc)
     spool.write_cache(_store_dir(session), session.session_id, watch, seen, brief.digest)
+    return Reply(context=bounded("\n\n".join(p for p in parts if p)))
+
+
+def _without_store(session: Session, exc: StoreError) -> Reply:
+    """What a session start can still inject when the store database cannot be opened
+    (damaged, read-only, busy past the wait): one line saying so and why, then what
+    lives in files — the contract, STATE.md's decisions and its state block."""
+    from ..brief import render_file_brief
+
+    why = one_line(mask(f"contextward: the project memory could not be read ({exc.code}: {exc})"))
+    brief = render_file_brief(session.root, env=session.env)
+    parts = [why, brief.text, _state_block(session, None)]
     return Reply(context=bounded("\n\n".join(p for p in parts if p)))
 
 
@@ -515,7 +533,7 @@ def _watched(session: Session) -> list[str]:
     return [str(path) for path in files]
 
 
-def _state_block(session: Session, store: Store) -> str:
+def _state_block(session: Session, store: Store | None) -> str:
     """The state block, or one line saying why STATE.md was not read: a state file the
     state layer refuses (a symlink out of the project, a damaged file) must not cost the
     session its brief and contract."""
