@@ -14,6 +14,7 @@ import pytest
 from contextward.guard.budget import session_budget
 from contextward.hosts import claude_code, hooks
 from contextward.hosts.claude_install import ENTRY_SCRIPT, HOOK_EVENTS
+from contextward.state import StateProject, checkpoint
 from contextward.store import Store
 
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
@@ -478,3 +479,48 @@ def test_risk_confirm_false_turns_the_question_off_and_keeps_the_brake(project: 
         fire(project, "PostToolUseFailure", tool_use_id=f"t{n}", **failed)
     refused = json.loads(fire(project, "PreToolUse", **{**failed, "error": ""})[1])
     assert refused["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_checkpoint_written_mid_session_reaches_the_next_prompt(project: Path) -> None:
+    where = StateProject.open(project)
+    checkpoint({"focus": "parser", "next": "property tests"}, project=where)
+    assert "focus: parser" in context(fire(project, "SessionStart", source="startup")[1])
+    assert fire(project, "UserPromptSubmit", prompt="go on", prompt_id="p1")[1] == ""
+    checkpoint(
+        {"focus": "STOP: hotfix the login outage first", "blockers": "prod login down"},
+        project=where,
+    )
+    delta = context(fire(project, "UserPromptSubmit", prompt="continue", prompt_id="p2")[1])
+    assert delta == (
+        "contextward: new in the project record since the brief:\n"
+        "project state (STATE.md) changed:\n"
+        "- focus: STOP: hotfix the login outage first\n"
+        "- blockers: prod login down"
+    )
+    assert fire(project, "UserPromptSubmit", prompt="what next?", prompt_id="p3")[1] == ""
+    checkpoint({"blockers": ""}, project=where)
+    delta = context(fire(project, "UserPromptSubmit", prompt="and now?", prompt_id="p4")[1])
+    assert delta.endswith("project state (STATE.md) changed:\n- blockers: (cleared)")
+
+
+def test_a_checkpoint_gets_past_the_fast_path_of_a_real_hook_process(project: Path) -> None:
+    def hook(**fields: Any) -> str:
+        payload = {"session_id": "s9", "cwd": str(project), **fields}
+        done = subprocess.run(
+            [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        return done.stdout.decode()
+
+    where = StateProject.open(project)
+    checkpoint({"focus": "parser"}, project=where)
+    hook(hook_event_name="SessionStart", source="startup")
+    assert hook(hook_event_name="UserPromptSubmit", prompt="go on") == ""
+    checkpoint({"next": "revert 4f2a"}, project=where)
+    assert context(hook(hook_event_name="UserPromptSubmit", prompt="continue")).endswith(
+        "project state (STATE.md) changed:\n- next: revert 4f2a"
+    )

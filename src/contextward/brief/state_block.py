@@ -12,6 +12,8 @@ convenience that gathers and renders in one call.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
 from datetime import datetime
 
 from ..printable import counted
@@ -27,6 +29,31 @@ HEADER = "## Project state (contextward)"
 _FIELD_CAPS = {"focus": 160, "phase": 20, "blockers": 160, "next": 200, "handoff": 240}
 #: Shortened first when the block is over budget (most verbose, least structural first).
 _SHRINKABLE = ("handoff", "next", "blockers", "focus", "last", "task")
+
+
+#: The Current fields a turn's delta carries when a checkpoint changed them mid-session.
+CURRENT_FIELDS = ("focus", "phase", "blockers", "next", "handoff")
+
+
+def field_digests(fields: Mapping[str, str]) -> dict[str, str]:
+    """A digest of each Current field as the state block would show it: what a session
+    remembers of what it was shown, never the text itself (it may hold a secret)."""
+    return {
+        name: hashlib.sha256(_clean(fields.get(name, "")).encode()).hexdigest()[:16]
+        for name in CURRENT_FIELDS
+    }
+
+
+def changed_fields(fields: Mapping[str, str], shown: Mapping[str, object]) -> list[str]:
+    """The Current fields whose value differs from the ``field_digests`` a session was
+    shown, one ``- name: value`` line each (``(cleared)`` for an emptied one)."""
+    now = field_digests(fields)
+    lines = []
+    for name in CURRENT_FIELDS:
+        if shown.get(name) != now[name]:
+            value = _clip(_clean(fields.get(name, "")), _FIELD_CAPS[name])
+            lines.append(f"- {name}: {value or '(cleared)'}")
+    return lines
 
 
 def estimate_tokens(text: str) -> int:

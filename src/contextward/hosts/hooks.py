@@ -195,6 +195,7 @@ def session_start(session: Session, *, source: str) -> Reply:
             if state:
                 parts.append(state)
             _remember_injection(store, session, brief.text, brief.digest)
+            _remember_fields(store, session, _current_fields(session))
     except StoreError as exc:
         # The database is damaged, read-only or busy past the wait: what lives in files
         # still reaches the session (a write that failed half-way changed nothing).
@@ -216,8 +217,10 @@ def _without_store(session: Session, exc: StoreError) -> Reply:
 
 
 def prompt(session: Session, text: str, prompt_id: object) -> Reply:
-    """Record the owner's prompt once; inject only brief lines not injected before."""
+    """Record the owner's prompt once; inject only brief lines not injected before, and
+    the Current fields of STATE.md a checkpoint changed since they were shown."""
     from ..brief import render_brief
+    from ..brief.state_block import changed_fields
 
     watch = _watched(session)
     before = spool.stamps(watch)
@@ -229,11 +232,22 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
         data = _session_data(store, session)
         brief = render_brief(store, session_id=session.session_id, env=session.env)
         spool.write_cache(_store_dir(session), session.session_id, watch, before, brief.digest)
-        if brief.digest == data.get("brief_digest"):
+        # A checkpoint written since the state block was injected (STATE.md changed, so
+        # the fast path did not answer): its focus, blockers, next reach the agent now.
+        fields = _current_fields(session)
+        shown = data.get("state_fields")
+        new: list[str] = []
+        if fields is not None and isinstance(shown, dict):
+            changed = changed_fields(fields, shown)
+            if changed:
+                new += ["project state (STATE.md) changed:", *changed]
+                _remember_fields(store, session, fields)
+        elif fields is not None:
+            _remember_fields(store, session, fields)  # no state block shown yet: from now
+        if brief.digest == data.get("brief_digest") and not new:
             return SILENT
         known = data.get("brief_lines")
         seen = set(known) if isinstance(known, list) else set()
-        new: list[str] = []
         for section in brief.sections:
             # The owner's own words are already in the conversation: never echo them back.
             if section.name == "owner_statements":
@@ -545,6 +559,25 @@ def _state_block(session: Session, store: Store | None) -> str:
         return state_block(project, store=store, session_id=session.session_id)
     except StateError as exc:
         return one_line(mask(f"contextward: STATE.md not read ({exc.code}: {exc})"))
+
+
+def _current_fields(session: Session) -> Mapping[str, str] | None:
+    """STATE.md's Current fields (read on change: one ``stat`` when it did not), or None
+    when the state layer refuses the file."""
+    from ..state import StateError, StateProject, read_state
+
+    try:
+        return read_state(StateProject.open(session.root)).fields
+    except StateError:
+        return None
+
+
+def _remember_fields(store: Store, session: Session, fields: Mapping[str, str] | None) -> None:
+    """What the session was shown of the Current fields (digests only)."""
+    from ..brief.state_block import field_digests
+
+    if fields is not None:
+        store.sessions.update(session.session_id, {"state_fields": field_digests(fields)})
 
 
 def _session_data(store: Store, session: Session) -> dict[str, object]:
