@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import subprocess
@@ -125,8 +126,16 @@ def test_doctor_and_export(project: Path) -> None:
     assert code == 0 and out.endswith("doctor: ok\n")
     code, out, err = run("export")
     rows = [json.loads(line) for line in out.splitlines()]
+    footer = rows.pop()
     assert code == 0 and err == f"exported {len(rows)} rows\n"
-    assert rows[0]["ledger"] == "header" and rows[0]["schema_version"] == 1
+    assert rows[0]["ledger"] == "header" and rows[0]["schema_version"] == 2
+    assert footer == {
+        "ledger": "footer",
+        "rows": len(rows),
+        "sha256": hashlib.sha256(
+            "".join(f"{line}\n" for line in out.splitlines()[:-1]).encode()
+        ).hexdigest(),
+    }
     journal = [r for r in rows if r["ledger"] == "journal"]
     assert journal[0]["text"] == "export me [secret:aws-access-key]"
     assert sum(r["ledger"] == "contract" for r in rows) == 12

@@ -1,4 +1,4 @@
-"""``contextward init | status | contract | note | journal | doctor | export``.
+"""``contextward init | status | contract | note | journal | doctor | export | import``.
 
 Each command parses, calls the store library, prints. Exit 0 ok, 1 a check
 failed or a warning fired, 2 bad input or an unusable store (one line on
@@ -13,12 +13,12 @@ from typing import Any
 
 import click
 
-from ..printable import json_text
 from ..redact import mask
 from ..store import JOURNAL_TYPES, JournalEntry, project_root, session_id_from_env
 from ..store.contract import add_constraint, load_contract, remove_constraint
 from ..store.doctor import diagnose
-from ..store.export import export_rows
+from ..store.export import export_lines
+from ..store.importer import LOADED, import_export
 from ..store.paths import store_dir
 from ..store.setup import initialise
 from ._io import BadInput, echo_json, say
@@ -252,19 +252,42 @@ def export_command(output: str) -> None:
         except OSError as exc:
             raise BadInput(f"export {output}: cannot be written ({exc.strerror})") from None
         try:
-            for row in export_rows(store):
-                handle.write(json_text(row, indent=None) + "\n")
+            for line in export_lines(store):
+                handle.write(line)
                 count += 1
+            count -= 1  # the footer is no row
         finally:
             if handle is not sys.stdout:
                 handle.close()
     say(f"exported {count} rows", err=True)
 
 
+@click.command("import")
+@click.argument("file", metavar="FILE")
+def import_command(file: str) -> None:
+    """Load an export back: journal, lessons, prompts, evidence (importing twice adds nothing)."""
+    try:
+        handle = open(file, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise BadInput(f"import {Path(file).name}: cannot be read ({exc.strerror})") from None
+    with handle, errors(), write_store(config()) as store:
+        result = import_export(store, handle)
+    for ledger in LOADED:
+        say(
+            f"{ledger}: {result.added[ledger]} added, {result.present[ledger]} already there",
+            err=True,
+        )
+    left = sum(result.skipped.values())
+    if left:
+        names = ", ".join(sorted(result.skipped))
+        say(f"not imported: {left} rows of {names} (see docs/store.md)", err=True)
+
+
 commands = (
     contract_group,
     doctor_command,
     export_command,
+    import_command,
     init_command,
     journal_command,
     note_command,

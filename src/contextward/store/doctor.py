@@ -107,7 +107,8 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
                 "info",
                 "repair_hint",
                 f"move {STORE_DIR}/{DB_NAME} aside (keep it for recovery) and run "
-                "`contextward init` to start a fresh store",
+                "`contextward init` to start a fresh store; `contextward import` an export "
+                "to load its journal, prompts and evidence back",
             )
         )
     return DoctorReport(root, tuple(findings))
