@@ -189,3 +189,39 @@ def test_subprocess_in_a_real_git_repo(tmp_path: Path) -> None:
     state = subprocess.run([*run, "state"], cwd=tmp_path, env=env, capture_output=True, check=False)
     assert state.returncode == 0
     assert "Git: trunk, no commits yet, 1 uncommitted, no upstream." in state.stdout.decode()
+
+
+CONFLICTED = (
+    "# State\n\n## Current\n"
+    "<<<<<<< HEAD\nfocus: branch A focus\n=======\nfocus: branch B focus\n>>>>>>> feature\n\n"
+    "## Decisions\n- Use Kafka [2026-12-01]\n\n## Log\n"
+)
+
+
+def test_a_merge_conflict_in_state_md_is_said_and_decide_refuses_to_append(repo: Path) -> None:
+    invoke("init")
+    (repo / "STATE.md").write_text(CONFLICTED)
+    code, out, _ = invoke("state")
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "STATE.md: unresolved git merge conflict at line 4"
+        " (fields and decisions mix both sides until it is resolved)"
+    )
+    code, out, _ = invoke("doctor")
+    assert code == 1
+    assert (
+        "warning state_conflict: STATE.md has an unresolved git merge conflict at line 4: "
+        "resolve it (keep both sides' decisions) and remove the markers"
+    ) in out.splitlines()
+    assert invoke("decide", "Use gRPC") == (
+        2,
+        "",
+        "contextward: error: STATE.md: unresolved git merge conflict at line 4; resolve it first\n",
+    )
+    assert (repo / "STATE.md").read_text() == CONFLICTED
+
+
+def test_a_markdown_heading_underline_is_no_conflict(repo: Path) -> None:
+    (repo / "STATE.md").write_text("Notes\n=======\n\n## Current\nfocus: x\n")
+    assert invoke("decide", "Use gRPC")[0] == 0
+    assert "merge conflict" not in invoke("state")[1]

@@ -118,6 +118,11 @@ def _lines(status: StateStatus, parts: dict[str, str]) -> list[str]:
         out.append(f"{status.state_file}: unreadable ({_clean(status.state_problem)[:80]})")
     elif not status.state_exists:
         out.append(f"{status.state_file}: none yet (contextward checkpoint creates it)")
+    if view.conflict_line:
+        out.append(
+            f"{status.state_file}: unresolved git merge conflict at line {view.conflict_line}"
+            " (fields and decisions mix both sides until it is resolved)"
+        )
     for name in ("focus", "phase", "blockers", "next", "handoff"):
         if parts.get(name):
             out.append(f"{name}: {parts[name]}")

@@ -107,6 +107,8 @@ class StateView:
     decisions: tuple[Decision, ...] = ()
     log: tuple[LogEntry, ...] = ()
     sections: tuple[str, ...] = ()
+    #: The line (1-based) of an unresolved git merge conflict's ``<<<<<<<``; 0: none.
+    conflict_line: int = 0
 
     @property
     def updated(self) -> str:
@@ -201,6 +203,10 @@ def parse_field(line: str) -> tuple[str, str] | None:
     return key, match.group(2)
 
 
+def _marker(line: str, char: str) -> bool:
+    return line.startswith(char * 7) and (len(line) == 7 or line[7] == " ")
+
+
 @dataclass(frozen=True)
 class StateDocument:
     """The lines of a STATE.md (split on ``\\n`` only, so ``text()`` round-trips byte for byte)."""
@@ -262,7 +268,26 @@ class StateDocument:
                         decisions.append(decision)
                 elif (entry := parse_log_entry(line)) is not None:
                     log.append(entry)
-        return StateView(fields, tuple(decisions), tuple(log), tuple(dict.fromkeys(names)))
+        return StateView(
+            fields,
+            tuple(decisions),
+            tuple(log),
+            tuple(dict.fromkeys(names)),
+            self.conflict_line(),
+        )
+
+    def conflict_line(self) -> int:
+        """Where git left an unresolved merge conflict: the line (1-based) of a
+        ``<<<<<<<`` marker that a ``>>>>>>>`` marker follows; 0 when there is none.
+        (A lone ``=======`` is a Markdown heading underline, not a conflict.)"""
+        opened = 0
+        for number, raw in enumerate(self.lines, start=1):
+            line = raw.rstrip("\r")
+            if not opened and _marker(line, "<"):
+                opened = number
+            elif opened and _marker(line, ">"):
+                return opened
+        return 0
 
     # -- editing -------------------------------------------------------
 

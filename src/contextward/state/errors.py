@@ -7,6 +7,7 @@
         code = "path_escape"     a path leaves the repository or the plans folder
         code = "not_found"       a task folder or file that was named does not exist
         code = "unreadable"      STATE.md or a planning artifact cannot be read (or is too large)
+        code = "state_conflict"  STATE.md holds an unresolved git merge conflict (decide refuses)
 
 Messages are structural only (a field name, a limit, a path the user gave);
 they never contain the text of a field, a file or a conversation.
@@ -18,7 +19,9 @@ from typing import Literal
 
 from ..errors import ContextwardError
 
-ErrorCode = Literal["field_too_long", "invalid_field", "path_escape", "not_found", "unreadable"]
+ErrorCode = Literal[
+    "field_too_long", "invalid_field", "path_escape", "not_found", "unreadable", "state_conflict"
+]
 
 
 class StateError(ContextwardError):

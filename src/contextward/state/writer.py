@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import file
 from .document import UPDATED, Decision, StateDocument, StateView, parse_decision
+from .errors import StateError
 from .fields import checkpoint_fields, decision_line, log_line, parse_stamp, stamp, utc_now
 from .project import StateProject
 from .superseding import Replacing, replacing
@@ -98,6 +99,14 @@ def decide(
     outcome: list[Replacing] = []
 
     def edit(document: StateDocument) -> StateDocument:
+        conflict = document.conflict_line()
+        if conflict:
+            # Appended below a conflict, a decision lands on one side of it, or on neither.
+            raise StateError(
+                "state_conflict",
+                f"{where.state_path.name}: unresolved git merge conflict at line {conflict}; "
+                "resolve it first",
+            )
         found = replacing(document.view().decisions, said.text, rejected=rejected)
         outcome.append(found)
         if found.repeats is not None:

@@ -96,6 +96,7 @@ def diagnose(start: Path | None = None, *, env: Mapping[str, str] | None = None)
     findings += _gitignore(directory)
     findings += _stale_temps(root, [directory, (root / config.state_file).parent])
     findings += _state_size(root / config.state_file)
+    findings += _state_conflict(root / config.state_file)
     try:
         with Store.open(root, create=False, retention=config.retention()) as store:
             findings += _database(store)
@@ -202,6 +203,28 @@ def _state_size(path: Path) -> list[Finding]:
             f"{path.name} is {size / 2**20:.0f} MiB, over the {MAX_BYTES // 2**20} MiB the "
             "state layer reads: checkpoints and the state block fail until it is trimmed "
             "(move its old Log entries elsewhere)",
+        )
+    ]
+
+
+def _state_conflict(path: Path) -> list[Finding]:
+    """A STATE.md git left mid-merge: ``state`` and the brief read one side's fields and
+    both sides' decisions, and ``decide`` refuses to append until it is resolved."""
+    from ..state.errors import StateError
+    from ..state.file import load  # the state layer imports the store
+
+    try:
+        line = load(path).view.conflict_line
+    except StateError:
+        return []  # unreadable or too large: said elsewhere
+    if not line:
+        return []
+    return [
+        Finding(
+            "warning",
+            "state_conflict",
+            f"{path.name} has an unresolved git merge conflict at line {line}: resolve it "
+            "(keep both sides' decisions) and remove the markers",
         )
     ]
 
