@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contextward.brief.state_block import (
+    CUT_NOTE,
     MAX_TOKENS,
     age,
     estimate_tokens,
@@ -163,3 +164,29 @@ def test_ages() -> None:
     assert age(NOW - timedelta(minutes=90), NOW) == "90 min ago"
     assert age(NOW - timedelta(hours=5), NOW) == "5 h ago"
     assert age((NOW - timedelta(days=3)).timestamp(), NOW) == "3 d ago"
+
+
+HANDOFF = (
+    "Reviewer: start with plan.md step 3, then the migration notes in docs/migrate.md; "
+    "the flaky test in tests/test_sync.py is known (issue 88) and can be skipped locally; "
+    "staging was reset this morning so seed it first with make seed. "
+    "IMPORTANT: do not merge PR 41 until the migration ran."
+)
+
+
+def test_a_handoff_as_long_as_a_checkpoint_accepts_is_shown_whole() -> None:
+    assert 240 < len(HANDOFF) <= 400
+    view = StateDocument.parse(f"## Current\nfocus: parser\nhandoff: {HANDOFF}\n").view()
+    text = render_state_block(status(view=view, session=None))
+    assert f"handoff: {HANDOFF}" in text.splitlines()
+    assert CUT_NOTE not in text
+
+
+def test_a_field_cut_to_fit_says_where_the_full_text_is() -> None:
+    long = "word " * 80
+    view = StateDocument.parse(
+        f"## Current\nfocus: {long}\nblockers: {long}\nnext: {long}\nhandoff: {HANDOFF}\n"
+    ).view()
+    text = render_state_block(status(view=view))
+    assert text.splitlines()[-1] == CUT_NOTE
+    assert "…" in text and estimate_tokens(text) <= MAX_TOKENS

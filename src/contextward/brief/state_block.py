@@ -26,7 +26,9 @@ from ..store import Store
 #: The most tokens a state block may take, and the estimate used to count them.
 MAX_TOKENS = 250
 HEADER = "## Project state (contextward)"
-_FIELD_CAPS = {"focus": 160, "phase": 20, "blockers": 160, "next": 200, "handoff": 240}
+#: The handoff is shown whole up to the 400 characters a checkpoint accepts: it is the
+#: one field written for the next session, and its tail is often the warning.
+_FIELD_CAPS = {"focus": 160, "phase": 20, "blockers": 160, "next": 200, "handoff": 400}
 #: Shortened first when the block is over budget (most verbose, least structural first).
 _SHRINKABLE = ("handoff", "next", "blockers", "focus", "last", "task")
 
@@ -159,13 +161,28 @@ def _lines(status: StateStatus, parts: dict[str, str]) -> list[str]:
 
 
 def render_state_block(status: StateStatus, *, max_tokens: int = MAX_TOKENS) -> str:
-    """The state block for ``status``; never longer than ``max_tokens`` (estimated)."""
+    """The state block for ``status``; never longer than ``max_tokens`` (estimated).
+    A Current field shortened to fit is said, with where its full text is."""
+    text, cut = _fit(status, max_tokens * 4)
+    if cut:
+        # Laid out again with room for the pointer, so the block stays in budget.
+        text, _ = _fit(status, max_tokens * 4 - len(CUT_NOTE) - 1)
+        text += "\n" + CUT_NOTE
+    return text
+
+
+#: Said under a block whose focus, blockers, next or handoff was shortened to fit.
+CUT_NOTE = "(… marks text shortened to fit: the full text is in STATE.md's Current section)"
+
+
+def _fit(status: StateStatus, budget: int) -> tuple[str, bool]:
+    """The block within ``budget`` characters, and whether a Current field was cut."""
     fields = status.view.fields
-    parts = {name: _clip(_clean(fields.get(name, "")), cap) for name, cap in _FIELD_CAPS.items()}
+    full = {name: _clean(fields.get(name, "")) for name in _FIELD_CAPS}
+    parts = {name: _clip(full[name], cap) for name, cap in _FIELD_CAPS.items()}
     parts["task"] = _clip(_clean(status.task), 80)
     if status.git.last_subject:
         parts["last"] = _clip(_clean(status.git.last_subject), 60)
-    budget = max_tokens * 4
     text = "\n".join(_lines(status, parts))
     while len(text) > budget:
         # Shorten the longest shrinkable part by the overflow (at least a tenth of it).
@@ -182,7 +199,7 @@ def render_state_block(status: StateStatus, *, max_tokens: int = MAX_TOKENS) -> 
         while len(lines) > 1 and len("\n".join(lines)) > budget:
             lines.pop()
         text = "\n".join(lines)
-    return text
+    return text, any(parts[name] != full[name] for name in _FIELD_CAPS)
 
 
 def state_block(
