@@ -200,6 +200,12 @@ FLIPS_IN_OTHER_WORDS = [
         "changed: negation flipped (removed)",
     ),
     ("超时设成 5 秒。", "超时设成八秒。", "changed: value swapped (duration)"),
+    # The same number in another unit of its kind.
+    (
+        "Set the timeout to 30 seconds.",
+        "Set it to 30 minutes.",
+        "changed: value swapped (duration)",
+    ),
     # The choice turned around.
     ("Use pnpm instead of npm.", "Use npm instead of pnpm.", "changed: negation flipped (added)"),
     # A bound turned the other way.
@@ -697,3 +703,8 @@ def test_an_english_number_word_is_the_number_it_names(
     item: str, summary: str, status: str
 ) -> None:
     assert judge(item, summary, "decision")[0] == status
+
+
+def test_numbers_after_a_verbatim_copy_of_an_item_without_words_change_nothing() -> None:
+    """Found by the property test: "0;5" after "$500 5" is about nothing the item names."""
+    assert judge("$500 5", "$500 5\n\n0;5", "fact") == ("preserved", "preserved: verbatim")

@@ -412,6 +412,11 @@ class FactsVerifier:
         found = index.best_window(profile, after=end)
         if found is None or found.verbatim or found.coverage < self.match_threshold:
             return None
+        # Only a region that names the item in words speaks of it: numbers alone ("0;5"
+        # after "$500 5") may be about anything.
+        words = {key for key, _ in profile.weights if not key.startswith(VALUE_PREFIX)}
+        if not any(words & index.keysets[n] for n in found.window):
+            return None
         status, reason = _compare(
             profile,
             index=index,
@@ -909,11 +914,17 @@ def _anchor_changes(
     stated = Counter((value.number, value.unit) for value in profile.values)
     for value in _unique(profile.values):
         seen = [other for other in region_values if _answers(other, value, stated)]
+        # Another number of its kind, or its number in another unit ("30 minutes" where
+        # the item said "30 seconds").
         others = [
             other
             for clause in parts
             for other in clause.values
-            if other.number not in numbers and _comparable(other, value)
+            if _comparable(other, value)
+            and (
+                other.number not in numbers
+                or (other.kind == value.kind and bool(other.unit) and other.unit != value.unit)
+            )
         ]
         if not seen:
             if others:
