@@ -91,6 +91,35 @@ def test_a_second_compaction_keeps_what_the_first_summary_dropped(store: Store) 
     assert "Never push to main; open a PR instead." in {i.content for i in taken.snapshot.items}
 
 
+@pytest.mark.parametrize(
+    ("rule", "flipped"),
+    [("Never push to main.", "Pushing to main is fine."), ("不要改公共 API", "可以改公共 API。")],
+)
+def test_a_summary_that_flipped_an_owner_rule_is_never_carried_as_the_owners_word(
+    store: Store, rule: str, flipped: str
+) -> None:
+    said = [
+        Message("u1", "user", "We need a CSV export for the reports service."),
+        Message("u2", "user", rule),
+    ]
+    capture(store, said, session_id="s")
+    summary = f"1. Primary Request and Intent:\n   The user wants a CSV export. {flipped}\n"
+    check_summary(store, summary, session_id="s")
+    second = [
+        Message("c1", "user", summary, summary=True),
+        Message("a1", "assistant", "Working on the export now."),
+    ]
+    taken = capture(store, second, session_id="s")
+    # The owner's rule is carried; the summary's flip of it is dropped, not a [goal].
+    contents = {i.content for i in taken.snapshot.items}
+    assert rule in contents and flipped not in contents
+    must = taken.guidance.split("Can discard")[0]
+    assert flipped not in must and rule in taken.guidance
+    check_summary(store, "The user wants a CSV export.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert rule in block and flipped not in block
+
+
 def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store: Store) -> None:
     first = [
         Message("u1", "user", "Goal: a nightly export of the orders."),

@@ -19,7 +19,7 @@ Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .brief.restore import (
@@ -186,6 +186,7 @@ def capture_inspection(
         carried = [item for item in previous.items if item.critical]
         gone = retired(result, carried, assistant=agent)
         extra += [item for item in carried if item.id not in gone]
+    result = overruled(result, [item for item in extra if item.id not in agent])
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     agent |= {c.id for c in result.candidates if c.role == "assistant"}
     inspected = {c.id: c for c in result.candidates}
@@ -209,6 +210,49 @@ def capture_inspection(
     )
     guidance = _guidance(result, snapshot, chosen, reviewed=reviewed, agent=agent)
     return Capture(result, snapshot, record, guidance)
+
+
+def overruled(result: InspectionResult, standing: list[ContextItem]) -> InspectionResult:
+    """``result`` with a summary's statements that change a standing owner item dropped.
+
+    A compaction summary is the summariser's word, not the owner's: where it states a
+    rule flipped or a value changed ("可以改公共 API。" for "不要改公共 API"), the check
+    restored the owner's item, and carrying the summary's sentence too would hand the
+    agent two contradicting orders, the wrong one labelled as the owner's goal.
+    """
+    said = [c for c in result.candidates if c.role == "system" and c.action != "drop"]
+    if not said or not standing:
+        return result
+    text = "\n".join(c.content for c in said)
+    verifier = FactsVerifier()
+    changed = [
+        item
+        for item, finding in zip(standing, verifier.verify(standing, text), strict=True)
+        if finding["status"] == "changed"
+    ]
+    if not changed:
+        return result
+    regions = [" ".join(p.text.split()) for p in verifier.placed(changed, text).values()]
+    against = {c.id: _overruling(c.content, regions) for c in said}
+    return replace(
+        result,
+        candidates=tuple(
+            replace(
+                c,
+                action="drop",
+                critical=False,
+                reason="the summary's word against the owner's recorded item",
+            )
+            if against.get(c.id)
+            else c
+            for c in result.candidates
+        ),
+    )
+
+
+def _overruling(content: str, regions: list[str]) -> bool:
+    flat = " ".join(content.split())
+    return any(flat and region and (flat in region or region in flat) for region in regions)
 
 
 def check_summary(

@@ -121,6 +121,8 @@ class Placed:
     window: frozenset[int]
     gone: frozenset[str]
     put: frozenset[str]
+    #: The region's own text, its segments joined by newlines.
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,7 +405,8 @@ class FactsVerifier:
             region = index.best_window(profile) if profile.weights else None
             window = frozenset(region.window) if region is not None else frozenset()
             there = frozenset().union(*(index.keysets[n] for n in window))
-            found[item.id] = Placed(window, own - there, there - own)
+            text = "\n".join(index.segments[n] for n in sorted(window))
+            found[item.id] = Placed(window, own - there, there - own, text)
         return found
 
     def _contradicted_after(self, profile: Profile, index: ContextIndex, end: int) -> str | None:
