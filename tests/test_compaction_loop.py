@@ -120,6 +120,22 @@ def test_a_summary_that_flipped_an_owner_rule_is_never_carried_as_the_owners_wor
     assert rule in block and flipped not in block
 
 
+def test_a_carried_decision_the_owner_switched_from_is_not_restored(store: Store) -> None:
+    sqs = "Drop the redis idea, we'll use SQS for the export job queue instead."
+    first = [Message("u1", "user", "We need a CSV export."), Message("u2", "user", sqs)]
+    capture(store, first, session_id="s")
+    check_summary(store, "CSV export for the reports service.", session_id="s")
+    switch = "Switch the export job queue from SQS to Kafka, ops already runs a Kafka cluster."
+    second = [
+        Message("c1", "user", "CSV export for the reports service.", summary=True),
+        Message("u3", "user", switch),
+    ]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert sqs not in contents and switch in contents
+    check_summary(store, "CSV export. The export job queue uses Kafka.", session_id="s")
+    assert sqs not in render_restore(plan_restore(store, session_id="s"))
+
+
 def test_a_decision_the_owner_replaced_after_a_compaction_is_not_restored(store: Store) -> None:
     first = [
         Message("u1", "user", "Goal: a nightly export of the orders."),

@@ -844,6 +844,12 @@ def test_the_assistant_cannot_lift_the_owners_rule() -> None:
             True,
         ),
         ("Use Redis for the session cache.", "Move the session cache over to Memcached.", True),
+        # What it leaves named on the way, and a reason after.
+        (
+            "Drop the redis idea, we'll use SQS for the export job queue instead.",
+            "Switch the export job queue from SQS to Kafka, ops already runs a Kafka cluster.",
+            True,
+        ),
         ("We'll deploy on Fridays.", "Move deploys to Tuesdays.", True),
         ("Put the config in config.yaml.", "Move the config to pyproject.toml.", True),
         ("缓存用 Redis。", "缓存换成 Memcached。", True),

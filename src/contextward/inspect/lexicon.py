@@ -368,7 +368,8 @@ USE = _re(
 # "把超时设成 30 秒": the owner setting a named thing to a value, a choice.
 SETS = _re(
     r"^(?:(?:ok(?:ay)?|then|and|so|please|pls)[, ]+)*(?:set|switch|point|pin|configure)\s+"
-    r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+(?:to|at|=)\s+\S|"
+    r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?"
+    r"(?:\s+from\s+[\w`./-]+)?\s+(?:to|at|=)\s+\S|"
     # "Keep the connection pool at 20 connections.": a value set, not a thing kept as is.
     r"^(?:please,? )?keep\s+(?:the |our )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+at\s+[~≈]?\d|"
     # "导出任务超时时间设为 10 分钟。", "把并发调到 8": a named thing set to a value.

@@ -465,6 +465,8 @@ _THING_BEFORE = r"(?:(?<![\w./-])(?P<thing3>[a-z][\w./-]{0,40})|(?P<thing4>[\u4e
 _REPOINT = re.compile(
     r"\b(?:switch|change|move|migrate|swap|flip|port|repoint|point)\s+"
     r"(?:the\s+|our\s+|my\s+|its\s+)?(?P<thing>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2}?)\s+"
+    # "switch the job queue from SQS to Kafka": what it leaves is named on the way.
+    r"(?:from\s+`?[a-z][\w./-]*`?\s+)?"
     r"(?:over\s+|back\s+)?(?:to|onto)\s+(?:the\s+|a\s+)?(?P<value>`?[a-z][\w./-]*)"
     # "change the README to mention the Docker path": a purpose, not a new thing.
     r"(?!\s+(?:the|a|an|that|this|it|them|our|its|how|what|why|when|where|each|every)\b)|"
