@@ -231,6 +231,15 @@ FLIPS_IN_OTHER_WORDS = [
     ),
 ]
 STILL_SAID = [
+    # The set-aside thing named apart from the choice, in the reason.
+    (
+        "Actually use the stdlib csv module instead of pandas; pandas is too heavy for the lambda.",
+        "Use the stdlib csv module; pandas is too heavy for the lambda.",
+    ),
+    (
+        "Actually use the stdlib csv module instead of pandas; pandas is too heavy for the lambda.",
+        "Use the stdlib csv module, not pandas: pandas is too heavy for the lambda.",
+    ),
     ("Never push to main.", "As previously agreed, never push to main."),
     # The next sentence says the rest of the rule of what the one before named.
     ("Never push to main.", "Main is protected. Never push there directly."),

@@ -735,9 +735,10 @@ def _compare(
     asides = _asides(profile, said)
     item_cues["neg"] -= sum(aside.cue("neg") for aside in asides)
     # "Use pnpm instead of npm." in one clause: its "instead of npm" is no rule to repeat
-    # when the region says nothing of npm ("Use pnpm.").
+    # when the region says nothing of npm ("Use pnpm.") beside the choice: "Use the
+    # stdlib csv module; pandas is too heavy" names pandas apart from it.
     item_cues["neg"] -= sum(
-        _set_aside(clause, set(said)) for clause in profile.clauses if clause not in asides
+        _set_aside_unsaid(clause, relevant) for clause in profile.clauses if clause not in asides
     )
 
     if _revokes(index, window, keyset, _prohibits(profile), held) > item_cues[
@@ -855,6 +856,21 @@ def _set_aside(clause: Clause, keyset: set[str]) -> int:
     "uses pyvips instead of Pillow" sets Pillow aside, and says "Go with pyvips." as it is."""
     words = clause.surface
     return sum(1 for n in _set_aside_at(words) if not set(token_keys(words[n])) & keyset)
+
+
+def _set_aside_unsaid(clause: Clause, region: list[Clause]) -> int:
+    """The "instead of X" of an item's ``clause`` whose X the region names neither beside
+    the clause's choice nor under a negation of its own: "Use the stdlib csv module;
+    pandas is too heavy" leaves "instead of pandas" unsaid, "Use pandas" and "…, not
+    pandas" say something of it (a flip, or the same set-aside)."""
+    words = clause.surface
+    count = 0
+    for n in _set_aside_at(words):
+        down = set(token_keys(words[n]))
+        chosen = clause.keys - down - _GENERIC
+        if not any(down & c.keys for c in region if c.keys & chosen or c.cue("neg")):
+            count += 1
+    return count
 
 
 def _set_aside_at(words: tuple[str, ...]) -> Iterator[int]:
