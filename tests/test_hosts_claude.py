@@ -524,3 +524,37 @@ def test_a_checkpoint_gets_past_the_fast_path_of_a_real_hook_process(project: Pa
     assert context(hook(hook_event_name="UserPromptSubmit", prompt="continue")).endswith(
         "project state (STATE.md) changed:\n- next: revert 4f2a"
     )
+
+
+def test_outside_git_the_host_project_folder_keeps_one_store_across_cds(tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    for folder in (project / "src", project / "tests", elsewhere):
+        folder.mkdir(parents=True)
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+
+    def fire_in(cwd: Path, event: str, n: int, **fields: Any) -> str:
+        payload = {
+            "session_id": "s1",
+            "cwd": str(cwd),
+            "hook_event_name": event,
+            "tool_name": "Bash",
+            "tool_input": {"command": "make test"},
+            "tool_use_id": f"t{n}",
+            **fields,
+        }
+        out = io.StringIO()
+        assert (
+            claude_code.run(io.BytesIO(json.dumps(payload).encode()), out, io.StringIO(), env=env)
+            == 0
+        )
+        return out.getvalue()
+
+    for n, cwd in enumerate((project, project / "src")):
+        assert fire_in(cwd, "PreToolUse", n) == ""
+        fire_in(cwd, "PostToolUseFailure", n, error="Exit code 2")
+    decision = json.loads(fire_in(project / "tests", "PreToolUse", 2))["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    # A cwd outside the named folder is its own project, as before.
+    assert fire_in(elsewhere, "PreToolUse", 3) == ""
+    stores = sorted(p.parent for p in tmp_path.rglob(".contextward"))
+    assert stores == [elsewhere, project]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -140,3 +141,29 @@ def test_minijson_round_trips_like_json(value: object) -> None:
 def test_minijson_rejects_what_it_cannot_read(bad: str) -> None:
     with pytest.raises(ValueError):
         minijson.loads(bad)
+
+
+def test_outside_git_a_prompt_from_a_subfolder_reaches_the_host_project_store(
+    tmp_path: Path,
+) -> None:
+    sub = tmp_path / "src"
+    sub.mkdir()
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(tmp_path)}
+
+    def hook_in(cwd: Path, event: str, **fields: object) -> str:
+        payload = {"session_id": "s1", "cwd": str(cwd), "hook_event_name": event, **fields}
+        done = subprocess.run(
+            [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env=env,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout.decode()
+
+    hook_in(tmp_path, "SessionStart", source="startup")
+    assert hook_in(sub, "UserPromptSubmit", prompt="please go on", prompt_id="p1") == ""
+    # The fast path answered for the project's store: the prompt waits in its spool.
+    assert [json.loads(line)["text"] for line in spooled(tmp_path)] == ["please go on"]
+    assert not (sub / ".contextward").exists()

@@ -63,6 +63,26 @@ def test_without_git_the_store_is_in_the_starting_directory(tmp_path: Path) -> N
     assert project_root(tmp_path) == tmp_path.resolve()
 
 
+def test_without_git_the_host_project_folder_holds_its_subfolders(tmp_path: Path) -> None:
+    from contextward.fastpath import project_root as fast_project_root
+
+    named, sibling = tmp_path / "app", tmp_path / "app-other"
+    (named / "src" / "deep").mkdir(parents=True)
+    sibling.mkdir()
+    cases = {
+        named / "src" / "deep": named,  # inside the named folder: the named folder
+        named: named,
+        sibling: sibling,  # a name that only starts the same is outside it
+        tmp_path: tmp_path,  # above it: the start, as without a host
+    }
+    for start, expected in cases.items():
+        assert project_root(start, host_project=named) == expected.resolve()
+        assert fast_project_root(str(start), str(named)) == str(expected.resolve())
+    (named / "src" / ".git").mkdir()  # a repository inside it: its worktree root wins
+    assert project_root(named / "src" / "deep", host_project=named) == (named / "src").resolve()
+    assert fast_project_root(str(named / "src" / "deep"), str(named)) == str(named / "src")
+
+
 def test_database_is_wal_with_a_busy_timeout(tmp_path: Path) -> None:
     with Store.open(tmp_path) as store:
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -22,8 +22,13 @@ from . import minijson, spool
 EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent"})
 
 
-def project_root(start: str) -> str:
-    """The git worktree root above ``start``, else ``start`` (as ``store.paths`` decides)."""
+#: The variables a host names its project folder in (as ``hosts.hooks`` reads them).
+HOST_PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+
+
+def project_root(start: str, host_project: str | None = None) -> str:
+    """The git worktree root above ``start``, else ``host_project`` when ``start`` is inside
+    it, else ``start`` (as ``store.paths`` decides)."""
     here = os.path.realpath(start)
     candidate = here
     while True:
@@ -31,8 +36,22 @@ def project_root(start: str) -> str:
             return candidate
         parent = os.path.dirname(candidate)
         if parent == candidate:
-            return here
+            break
         candidate = parent
+    if host_project:
+        named = os.path.realpath(host_project)
+        if here == named or here.startswith(named.rstrip(os.sep) + os.sep):
+            return named
+    return here
+
+
+def host_project() -> str | None:
+    """The first folder a host's project variable names, if it is a folder."""
+    for variable in HOST_PROJECT_VARIABLES:
+        value = os.environ.get(variable)
+        if value and os.path.isdir(value):
+            return value
+    return None
 
 
 def answer(data: bytes) -> str | None:
@@ -52,7 +71,7 @@ def answer(data: bytes) -> str | None:
         return None
     if not isinstance(cwd, str) or not os.path.isdir(cwd):
         return None
-    store_dir = os.path.join(project_root(cwd), ".contextward")
+    store_dir = os.path.join(project_root(cwd, host_project()), ".contextward")
     cache = spool.read_cache(store_dir, session_id)
     if cache is None or not spool.unchanged(cache) or spool.may_hold_secret(text):
         return None

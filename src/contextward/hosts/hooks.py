@@ -84,12 +84,11 @@ class Session:
 
     @classmethod
     def locate(cls, cwd: object, session_id: object, host: str, env: Mapping[str, str]) -> Session:
+        named = host_project(env)
         start = Path(cwd) if isinstance(cwd, str) and cwd and Path(cwd).is_dir() else None
-        if start is None:
-            fallback = env.get("CLAUDE_PROJECT_DIR") or env.get("GEMINI_PROJECT_DIR")
-            start = Path(fallback) if fallback and Path(fallback).is_dir() else Path.cwd()
         sid = session_id if isinstance(session_id, str) and session_id else "unknown"
-        return cls(project_root(start), storable_id(sid[:200]), host, env)
+        root = project_root(start or named or Path.cwd(), host_project=named)
+        return cls(root, storable_id(sid[:200]), host, env)
 
     def open(self) -> Store:
         from ..store.config import load_config
@@ -101,6 +100,21 @@ class Session:
             retention=load_config(self.root, env=self.env).retention(),
             wait_s=HOOK_WAIT_S,
         )
+
+
+#: The variables a host names its project folder in, first that names a folder wins
+#: (``fastpath.HOST_PROJECT_VARIABLES`` reads the same, without importing this module).
+HOST_PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
+
+
+def host_project(env: Mapping[str, str]) -> Path | None:
+    """The project folder the host names. Outside git it is the project for any cwd inside
+    it, so an agent that ``cd``s into a subfolder keeps one store (``store.paths``)."""
+    for variable in HOST_PROJECT_VARIABLES:
+        value = env.get(variable)
+        if value and Path(value).is_dir():
+            return Path(value)
+    return None
 
 
 #: How long a hook waits for a lock on the store in all before failing open (hosts time a

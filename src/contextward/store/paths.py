@@ -1,7 +1,7 @@
 """Where the project store and the personal layer live.
 
-Owns: finding the project root (the git worktree root, else the starting
-directory), the ``.contextward/`` layout, and the personal directory
+Owns: finding the project root (the git worktree root, else the host's project
+folder when the start is inside it, else the starting directory), the ``.contextward/`` layout, and the personal directory
 (``$CONTEXTWARD_HOME``, else ``$XDG_CONFIG_HOME/contextward``, else
 ``~/.config/contextward``).
 
@@ -23,12 +23,22 @@ CONFIG_NAME = "config.toml"
 CONTRACT_NAME = "contract.md"
 
 
-def project_root(start: Path | None = None) -> Path:
-    """The git worktree root above ``start`` (a ``.git`` dir or file), else ``start`` itself."""
+def project_root(start: Path | None = None, *, host_project: Path | None = None) -> Path:
+    """The git worktree root above ``start`` (a ``.git`` dir or file), else ``host_project``
+    when ``start`` is inside it, else ``start`` itself.
+
+    ``host_project`` is the folder the host says the session works in
+    (``$CLAUDE_PROJECT_DIR``): outside git it keeps every ``cd`` of the agent in one
+    store, where the starting directory alone would make a store per folder.
+    """
     here = (start or Path.cwd()).resolve()
     for candidate in (here, *here.parents):
         if (candidate / ".git").exists():
             return candidate
+    if host_project is not None:
+        named = host_project.resolve()
+        if named == here or named in here.parents:
+            return named
     return here
 
 
