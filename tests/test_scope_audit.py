@@ -151,7 +151,38 @@ def test_symlink_is_not_followed(repo: Path, tmp_path: Path) -> None:
     outside.write_text(lines(500))
     (repo / "link").symlink_to(outside)
     report = audit_scope(repo)
-    assert report.files == (FileChange("link", 0, 0, untracked=True, binary=True),)
+    assert report.files == (FileChange("link", 0, 0, untracked=True, symlink=True),)
+
+
+def test_tracked_symlinks_count_as_files_with_zero_lines(repo: Path) -> None:
+    (repo / "moved").symlink_to("a.txt")
+    (repo / "gone").symlink_to("a.txt")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "links")
+    (repo / "moved").unlink()
+    (repo / "moved").symlink_to("elsewhere/" + "x" * 200)
+    git(repo, "rm", "-q", "gone")
+    (repo / "added").symlink_to("a.txt")
+    git(repo, "add", "added")
+    report = audit_scope(repo)
+    assert report.files == (
+        FileChange("added", 0, 0, symlink=True),
+        FileChange("gone", 0, 0, symlink=True),
+        FileChange("moved", 0, 0, symlink=True),
+    )
+
+
+def test_diff_text_labels_a_symlink_as_a_symlink(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "link").symlink_to("/etc/passwd")
+    (repo / "blob.bin").write_bytes(b"\0\1")
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["diff"])
+    assert result.stdout.splitlines()[1:] == [
+        "        binary  blob.bin (untracked)",
+        "       symlink  link (untracked)",
+    ]
 
 
 def test_repository_without_commits_uses_the_empty_tree(tmp_path: Path) -> None:
@@ -186,7 +217,14 @@ def test_report_dict_is_complete(repo: Path) -> None:
     data = audit_scope(repo).to_dict()
     assert data["verdict"] == "ok"
     assert data["changes"] == [
-        {"path": "n.txt", "added": 1, "deleted": 0, "untracked": True, "binary": False}
+        {
+            "path": "n.txt",
+            "added": 1,
+            "deleted": 0,
+            "untracked": True,
+            "binary": False,
+            "symlink": False,
+        }
     ]
     assert data["lower_bound"] is False
     assert data["thresholds"] == {

@@ -68,7 +68,13 @@ def _diff_text(report: ScopeReport) -> str:
         f" · verdict {report.verdict}"
     ]
     for change in report.files[:20]:
-        what = "binary" if change.binary else f"+{change.added}/-{change.deleted}"
+        what = (
+            "symlink"
+            if change.symlink
+            else "binary"
+            if change.binary
+            else f"+{change.added}/-{change.deleted}"
+        )
         mark = " (untracked)" if change.untracked else ""
         lines.append(f"  {what:>12}  {one_line(change.path)}{mark}")  # a name may hold a newline
     if len(report.files) > 20:

@@ -66,13 +66,14 @@ class ScopeLimits:
 
 @dataclass(frozen=True)
 class FileChange:
-    """One changed path; ``binary`` files count as files with zero lines."""
+    """One changed path; ``binary`` files and symlinks count as files with zero lines."""
 
     path: str
     added: int
     deleted: int
     untracked: bool = False
     binary: bool = False
+    symlink: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -81,6 +82,7 @@ class FileChange:
             "deleted": self.deleted,
             "untracked": self.untracked,
             "binary": self.binary,
+            "symlink": self.symlink,
         }
 
 
@@ -226,21 +228,47 @@ def _resolve_baseline(root: Path, ref: str, *, explicit: bool) -> str:
     return out.strip()
 
 
+#: git's file mode of a symlink, and of the side of an added or deleted path that is absent.
+_LINK_MODE, _NO_MODE = "120000", "000000"
+
+
 def _tracked_changes(root: Path, commit: str) -> list[FileChange]:
     # The worktree against the baseline covers staged and unstaged work alike;
     # renames are counted as delete + add so the numbers never depend on config.
-    out = _git(root, "diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", commit, "--")
+    # --raw rides along for the file modes: git counts a symlink's target as a line
+    # of text, and a symlink is a file with zero lines here.
+    out = _git(
+        root, "diff", "--raw", "--numstat", "-z", "--no-renames", "--no-ext-diff", commit, "--"
+    )
+    tokens = out.split("\0")
+    links: set[str] = set()
     changes: list[FileChange] = []
-    for record in out.split("\0"):
+    at = 0
+    while at < len(tokens):
+        record = tokens[at]
         if not record:
-            continue
-        added, deleted, path = record.split("\t", 2)
-        binary = added == "-"
-        changes.append(
-            FileChange(
-                path, 0 if binary else int(added), 0 if binary else int(deleted), False, binary
-            )
-        )
+            at += 1
+        elif record.startswith(":"):  # ":old-mode new-mode old-sha new-sha status", path
+            old_mode, new_mode = record[1:].split(" ", 2)[:2]
+            if {old_mode, new_mode} <= {_LINK_MODE, _NO_MODE}:
+                links.add(tokens[at + 1])
+            at += 2
+        else:  # "added<TAB>deleted<TAB>path"
+            added, deleted, path = record.split("\t", 2)
+            binary = added == "-"
+            if path in links:
+                changes.append(FileChange(path, 0, 0, symlink=True))
+            else:
+                changes.append(
+                    FileChange(
+                        path,
+                        0 if binary else int(added),
+                        0 if binary else int(deleted),
+                        False,
+                        binary,
+                    )
+                )
+            at += 1
     return changes
 
 
@@ -281,7 +309,7 @@ def _count_untracked(path: Path, rel: str, room: int) -> tuple[FileChange | None
     except OSError:
         return None, 0, False
     if stat.S_ISLNK(info.st_mode):
-        return FileChange(rel, 0, 0, True, True), 0, False
+        return FileChange(rel, 0, 0, untracked=True, symlink=True), 0, False
     if not stat.S_ISREG(info.st_mode):
         return None, 0, False
     try:
