@@ -162,7 +162,7 @@ def test_tracked_symlinks_count_as_files_with_zero_lines(repo: Path) -> None:
     (repo / "moved").unlink()
     (repo / "moved").symlink_to("elsewhere/" + "x" * 200)
     git(repo, "rm", "-q", "gone")
-    (repo / "added").symlink_to("a.txt")
+    (repo / "added").symlink_to("other/target")  # nothing like "gone": no rename
     git(repo, "add", "added")
     report = audit_scope(repo)
     assert report.files == (
@@ -170,6 +170,42 @@ def test_tracked_symlinks_count_as_files_with_zero_lines(repo: Path) -> None:
         FileChange("gone", 0, 0, symlink=True),
         FileChange("moved", 0, 0, symlink=True),
     )
+
+
+def test_a_rename_counts_only_its_content_change(repo: Path) -> None:
+    (repo / "b.txt").write_text(lines(500))
+    (repo / "e.txt").write_text(lines(500))
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "two big files")
+    git(repo, "mv", "b.txt", "c.txt")
+    git(repo, "mv", "e.txt", "f.txt")
+    (repo / "f.txt").write_text(lines(500).replace("line 7\n", "line seven\n"))
+    report = audit_scope(repo, thresholds=ScopeThresholds(warn_lines=1, hard_lines=800))
+    assert report.files == (
+        FileChange("c.txt", 0, 0, renamed_from="b.txt"),
+        FileChange("f.txt", 1, 1, renamed_from="e.txt"),
+    )
+    assert (report.verdict, report.reasons) == ("warn", ("lines 2 > warn 1",))
+
+
+def test_a_rewrite_under_a_new_name_is_still_delete_and_add(repo: Path) -> None:
+    git(repo, "mv", "a.txt", "z.txt")
+    (repo / "z.txt").write_text("nothing\nin\ncommon\n")
+    assert audit_scope(repo).files == (FileChange("a.txt", 0, 3), FileChange("z.txt", 3, 0))
+
+
+def test_diff_text_names_what_a_file_was_renamed_from(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (repo / "b.txt").write_text(lines(500))
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "big")
+    git(repo, "mv", "b.txt", "c.txt")
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["diff"])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[1:] == ["         +0/-0  c.txt (renamed from b.txt)"]
+    assert result.stdout.splitlines()[0].endswith(": +0/-0 · 1 files · verdict ok")
 
 
 def test_diff_text_labels_a_symlink_as_a_symlink(
@@ -224,6 +260,7 @@ def test_report_dict_is_complete(repo: Path) -> None:
             "untracked": True,
             "binary": False,
             "symlink": False,
+            "renamed_from": None,
         }
     ]
     assert data["lower_bound"] is False

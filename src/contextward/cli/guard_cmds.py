@@ -76,6 +76,8 @@ def _diff_text(report: ScopeReport) -> str:
             else f"+{change.added}/-{change.deleted}"
         )
         mark = " (untracked)" if change.untracked else ""
+        if change.renamed_from is not None:
+            mark = f" (renamed from {one_line(change.renamed_from)})"
         lines.append(f"  {what:>12}  {one_line(change.path)}{mark}")  # a name may hold a newline
     if len(report.files) > 20:
         lines.append(f"  … {len(report.files) - 20} more files")

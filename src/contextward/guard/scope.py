@@ -66,7 +66,11 @@ class ScopeLimits:
 
 @dataclass(frozen=True)
 class FileChange:
-    """One changed path; ``binary`` files and symlinks count as files with zero lines."""
+    """One changed path; ``binary`` files and symlinks count as files with zero lines.
+
+    A rename git detects is one change at its new ``path``, ``renamed_from`` the old
+    one, counted by its content change only.
+    """
 
     path: str
     added: int
@@ -74,6 +78,7 @@ class FileChange:
     untracked: bool = False
     binary: bool = False
     symlink: bool = False
+    renamed_from: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -83,6 +88,7 @@ class FileChange:
             "untracked": self.untracked,
             "binary": self.binary,
             "symlink": self.symlink,
+            "renamed_from": self.renamed_from,
         }
 
 
@@ -230,16 +236,18 @@ def _resolve_baseline(root: Path, ref: str, *, explicit: bool) -> str:
 
 #: git's file mode of a symlink, and of the side of an added or deleted path that is absent.
 _LINK_MODE, _NO_MODE = "120000", "000000"
+#: Rename detection, spelled out so that no git config (``diff.renames``,
+#: ``diff.renameLimit``) changes the numbers: git's default 50 % similarity, and
+#: git's default limit of candidate files (past it renames count as delete + add).
+_RENAMES = ("--find-renames", "-l1000")
 
 
 def _tracked_changes(root: Path, commit: str) -> list[FileChange]:
-    # The worktree against the baseline covers staged and unstaged work alike;
-    # renames are counted as delete + add so the numbers never depend on config.
-    # --raw rides along for the file modes: git counts a symlink's target as a line
-    # of text, and a symlink is a file with zero lines here.
-    out = _git(
-        root, "diff", "--raw", "--numstat", "-z", "--no-renames", "--no-ext-diff", commit, "--"
-    )
+    # The worktree against the baseline covers staged and unstaged work alike. A
+    # rename (`git mv`) is one change counted by its content change: a moved file is
+    # not new work. --raw rides along for the file modes: git counts a symlink's
+    # target as a line of text, and a symlink is a file with zero lines here.
+    out = _git(root, "diff", "--raw", "--numstat", "-z", *_RENAMES, "--no-ext-diff", commit, "--")
     tokens = out.split("\0")
     links: set[str] = set()
     changes: list[FileChange] = []
@@ -248,27 +256,32 @@ def _tracked_changes(root: Path, commit: str) -> list[FileChange]:
         record = tokens[at]
         if not record:
             at += 1
-        elif record.startswith(":"):  # ":old-mode new-mode old-sha new-sha status", path
-            old_mode, new_mode = record[1:].split(" ", 2)[:2]
+        elif record.startswith(":"):  # ":old-mode new-mode old-sha new-sha status", path(s)
+            old_mode, new_mode, _, _, status = record[1:].split(" ", 4)
+            paths = 2 if status[:1] in ("R", "C") else 1  # a rename names old and new
             if {old_mode, new_mode} <= {_LINK_MODE, _NO_MODE}:
-                links.add(tokens[at + 1])
-            at += 2
-        else:  # "added<TAB>deleted<TAB>path"
+                links.add(tokens[at + paths])
+            at += 1 + paths
+        else:  # "added<TAB>deleted<TAB>path", or "added<TAB>deleted<TAB>", old, new
             added, deleted, path = record.split("\t", 2)
+            renamed_from = None
+            if not path:
+                renamed_from, path = tokens[at + 1], tokens[at + 2]
+                at += 2
+            at += 1
             binary = added == "-"
             if path in links:
-                changes.append(FileChange(path, 0, 0, symlink=True))
-            else:
-                changes.append(
-                    FileChange(
-                        path,
-                        0 if binary else int(added),
-                        0 if binary else int(deleted),
-                        False,
-                        binary,
-                    )
+                changes.append(FileChange(path, 0, 0, symlink=True, renamed_from=renamed_from))
+                continue
+            changes.append(
+                FileChange(
+                    path,
+                    0 if binary else int(added),
+                    0 if binary else int(deleted),
+                    binary=binary,
+                    renamed_from=renamed_from,
                 )
-            at += 1
+            )
     return changes
 
 
