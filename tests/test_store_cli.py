@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from contextward.cli import main
-from contextward.store import Store, database_path
+from contextward.hosts import claude_code
+from contextward.store import CORE_MIGRATIONS, SCHEMA_MIGRATIONS, Store, database_path
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -51,6 +54,40 @@ def test_init_applies_every_layer_so_the_schema_never_moves_later(project: Path)
         "recall.0001_index",
         "recall.0002_reindex_short_plurals",
     ]
+
+
+def test_every_opener_creates_and_upgrades_to_the_same_schema(
+    project: Path, tmp_path: Path
+) -> None:
+    assert run("init")[0] == 0
+    with Store.open(project) as initialised:
+        by_init = initialised.applied_migrations()
+
+    by_verify = tmp_path / "verify"
+    by_verify.mkdir()
+    os.chdir(by_verify)  # the fixture's monkeypatch.chdir restores the cwd
+    assert run("verify", "--", sys.executable, "-c", "pass")[0] == 0
+
+    by_hook = tmp_path / "hook"
+    by_hook.mkdir()
+    failure = {
+        "session_id": "s1",
+        "cwd": str(by_hook),
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make"},
+        "tool_use_id": "t1",
+        "error": "Exit code 1",
+    }
+    claude_code.run(io.BytesIO(json.dumps(failure).encode()), io.StringIO(), io.StringIO(), env={})
+
+    # An older store, built before the other layers' tables were used: any opener upgrades it.
+    older = tmp_path / "older"
+    Store.open(older, migrations=CORE_MIGRATIONS).close()
+    for root in (by_verify, by_hook, older):
+        with Store.open(root, create=False) as store:
+            assert store.applied_migrations() == by_init
+            assert store.schema_version == len(by_init)
 
 
 def test_note_and_journal(project: Path) -> None:
@@ -300,7 +337,8 @@ def test_status_human_view(project: Path) -> None:
     code, out, _ = run("status")
     lines = out.splitlines()
     assert code == 1  # a blocked loop is a warning
-    assert lines[0] == "contextward status · schema 1"
+    # A store a command created has the schema `init` gives (docs/store.md shows it).
+    assert lines[0] == f"contextward status · schema {len(SCHEMA_MIGRATIONS)}"
     assert lines[1] == "journal: 2 entries (owner 2 · agent 0) · prompts 0"
     assert lines[2].startswith("evidence: 2 runs · last ev-0002 exit 1 FAIL ")
     assert lines[3] == "loops: BLOCKED `exit 1` (2 failures)"

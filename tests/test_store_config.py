@@ -150,3 +150,16 @@ def test_a_bad_threshold_falls_back_with_a_warning(
     config = load_config(root, env=env)
     assert config.inspect_keep_confidence == 0.8
     assert any(why in w for w in config.warnings)
+
+
+def test_store_md_states_every_bounded_setting_as_the_product_checks_it() -> None:
+    from dataclasses import fields
+
+    doc = " ".join((Path(__file__).parent.parent / "docs" / "store.md").read_text().split())
+    for setting in fields(Config):
+        bounds = setting.metadata.get("range")
+        if bounds is None or isinstance(setting.default, float):
+            continue  # the fractions are documented together as "each in [0, 1]"
+        low, high = bounds
+        stated = f"`{setting.name}` ({setting.default:,}, {low:,}–{high:,})"
+        assert stated in doc, stated

@@ -13,6 +13,7 @@ from contextward.errors import StoreError
 from contextward.store import (
     CORE_MIGRATIONS,
     GITIGNORE,
+    SCHEMA_MIGRATIONS,
     Migration,
     Retention,
     Store,
@@ -106,15 +107,23 @@ def test_core_migration_names_are_append_only() -> None:
 
 
 def test_schema_version_counts_applied_migrations(tmp_path: Path) -> None:
+    schema = [m.name for m in SCHEMA_MIGRATIONS]
     with Store.open(tmp_path) as store:
-        assert store.applied_migrations() == ["store.0001_ledgers"]
-        assert store.schema_version == 1
-        extra = (Migration("recall.0001_demo", ("CREATE TABLE demo (x INTEGER)",)),)
-        assert store.apply(extra) == ["recall.0001_demo"]
+        assert store.applied_migrations() == schema
+        assert store.schema_version == len(schema)
+        extra = (Migration("plugin.0001_demo", ("CREATE TABLE demo (x INTEGER)",)),)
+        assert store.apply(extra) == ["plugin.0001_demo"]
         assert store.apply(extra) == []
-        assert store.schema_version == 2
+        assert store.schema_version == len(schema) + 1
     with Store.open(tmp_path) as again:
-        assert again.applied_migrations() == ["store.0001_ledgers", "recall.0001_demo"]
+        assert again.applied_migrations() == [*schema, "plugin.0001_demo"]
+
+
+def test_the_recall_rank_migration_holds_the_weights_search_uses() -> None:
+    from contextward.recall.index import WEIGHTS
+
+    (index, *_) = (m for m in SCHEMA_MIGRATIONS if m.name == "recall.0001_index")
+    assert f"'bm25({', '.join(map(str, WEIGHTS))})'" in "".join(index.statements)
 
 
 def test_a_failing_migration_leaves_neither_table_nor_record(tmp_path: Path) -> None:
@@ -129,7 +138,7 @@ def test_a_failing_migration_leaves_neither_table_nor_record(tmp_path: Path) -> 
         assert "test.0001_broken" not in store.applied_migrations()
         tables = {r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")}
         assert "half" not in tables
-        assert store.schema_version == 1
+        assert store.schema_version == len(SCHEMA_MIGRATIONS)
 
 
 def test_python_step_runs_in_the_migration_transaction() -> None:

@@ -32,17 +32,12 @@ def _short(text: str, limit: int = 80) -> str:
 @click.command("init")
 def init_command() -> None:
     """Create .contextward/ (database, config.toml, contract.md, .gitignore) if missing."""
-    from ..recall.index import RECALL_MIGRATIONS
     from ..state import StateError, StateProject, adopt_journal_decisions
-    from ..state.lifecycle import STATE_MIGRATIONS
 
     with errors():
         result = initialise()
     say(f"contextward store at {result.root / '.contextward'}")
     with write_store(config(quiet=True)) as store:
-        # Every layer's tables now, not when it is first used: the schema a fresh store
-        # reports is the one it keeps.
-        store.apply((*STATE_MIGRATIONS, *RECALL_MIGRATIONS))
         try:
             adopted = adopt_journal_decisions(store, StateProject.open(result.root))
         except StateError as exc:

@@ -1,6 +1,7 @@
 """The recall index: an SQLite FTS5 table derived from the store, kept in sync.
 
-Owns: the ``recall.*`` migrations (``recall_docs`` holds one row per indexed
+Owns: the tables of the ``recall.*`` migrations (declared with the whole
+schema in ``store/migrations.py``: ``recall_docs`` holds one row per indexed
 document, ``recall_fts`` its analyzed terms, ``recall_sources`` one cursor
 per source), incremental sync from every registered source (watermarks on
 row ids; a whole-document source is replaced when its version changes; rows
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..store import Migration
+from ..store.migrations import RECALL_MIGRATIONS
 from .analyzer import analyze
 from .document import Document, RecallSource
 from .sources import sources_for
@@ -33,51 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["RECALL_MIGRATIONS", "RecallIndex", "SyncReport", "meta_term"]
 
 #: Column weights for BM25: text, tags (searched as synonyms), extra (digests), meta (filters).
+#: ``recall.0001_index`` stored these as the table's rank; a change needs a migration too.
 WEIGHTS = (1.0, 1.5, 0.4, 0.0)
-
-RECALL_MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        "recall.0001_index",
-        (
-            """CREATE TABLE recall_docs (
-                id INTEGER PRIMARY KEY,
-                source TEXT NOT NULL,
-                seq INTEGER NOT NULL,
-                ref TEXT NOT NULL,
-                kind TEXT NOT NULL,
-                trust TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                text TEXT NOT NULL,
-                tags TEXT NOT NULL DEFAULT '[]',
-                evidence_id TEXT,
-                fingerprint TEXT,
-                label TEXT NOT NULL DEFAULT '',
-                schema_version INTEGER NOT NULL DEFAULT 1,
-                UNIQUE (source, seq))""",
-            "CREATE INDEX recall_docs_created ON recall_docs (created_at, id)",
-            """CREATE VIRTUAL TABLE recall_fts USING fts5(
-                body, tags, extra, meta,
-                tokenize = "unicode61 remove_diacritics 0 tokenchars '_'")""",
-            f"INSERT INTO recall_fts (recall_fts, rank) VALUES ('rank', 'bm25({', '.join(map(str, WEIGHTS))})')",
-            """CREATE TABLE recall_sources (
-                name TEXT PRIMARY KEY,
-                cursor TEXT NOT NULL DEFAULT '',
-                indexed INTEGER NOT NULL DEFAULT 0,
-                schema_version INTEGER NOT NULL DEFAULT 1)""",
-        ),
-    ),
-    # The analyzer changed (a plural "s" on a short stem: DBs -> db, APIs -> api), so
-    # terms indexed before it no longer meet a query's. The index is derived: empty
-    # it, and the next sync re-reads every source with the analyzer of today.
-    Migration(
-        "recall.0002_reindex_short_plurals",
-        (
-            "DELETE FROM recall_fts",
-            "DELETE FROM recall_docs",
-            "DELETE FROM recall_sources",
-        ),
-    ),
-)
 
 
 def meta_term(field: str, value: str) -> str:

@@ -7,13 +7,13 @@ reads it on change, edits it atomically without dropping what it did not
 understand, and never prints (``contextward.cli.state_cmds`` does).
 """
 
+from ..store.migrations import STATE_MIGRATIONS
 from .adoption import adopt_journal_decisions
 from .document import FIELDS, Decision, LogEntry, StateDocument, StateView
 from .errors import StateError
 from .fields import FIELD_LIMITS, PHASES
 from .git import GitState, git_state, read_git
 from .lifecycle import (
-    STATE_MIGRATIONS,
     SessionEnd,
     file_modified,
     previous_session,

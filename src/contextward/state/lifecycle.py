@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ..store import Migration, Session, Store
+from ..store import Session, Store
+from ..store.migrations import STATE_MIGRATIONS
 from . import file
 from .errors import StateError
 from .fields import parse_stamp
@@ -30,13 +31,6 @@ FILE_EVENT = "state.file_modified"
 IDLE_LOG_INTERVAL = timedelta(minutes=15)
 #: File names quoted in an automatic log entry, at most.
 LOGGED_FILES = 5
-
-STATE_MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        "state.0001_events_by_session",
-        ("CREATE INDEX IF NOT EXISTS state_events_session ON events (session_id, kind, seq)",),
-    ),
-)
 
 
 def prepare(store: Store) -> None:

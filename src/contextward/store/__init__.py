@@ -26,7 +26,7 @@ from .journal import (
     record_decision,
     record_note,
 )
-from .migrations import CORE_MIGRATIONS, Migration
+from .migrations import CORE_MIGRATIONS, SCHEMA_MIGRATIONS, Migration
 from .paths import (
     STORE_DIR,
     database_path,
@@ -52,6 +52,7 @@ __all__ = [
     "GITIGNORE",
     "JOURNAL_TYPES",
     "OUTCOMES",
+    "SCHEMA_MIGRATIONS",
     "SESSION_ENV",
     "STORE_DIR",
     "Attempt",

@@ -29,7 +29,7 @@ from ..fsutil import atomic_write_text
 from .attempts import Attempts
 from .evidence import EvidenceLedger
 from .journal import Journal
-from .migrations import CORE_MIGRATIONS, Migration
+from .migrations import SCHEMA_MIGRATIONS, Migration
 from .paths import STORE_DIR, database_path, project_root, store_dir
 from .prompts import Prompts
 from .records import Events, RecordLedger, Sessions
@@ -123,7 +123,7 @@ class Store:
         root: Path | None = None,
         retention: Retention | None = None,
         clock: Callable[[], str] = utc_now,
-        migrations: Sequence[Migration] = CORE_MIGRATIONS,
+        migrations: Sequence[Migration] = SCHEMA_MIGRATIONS,
         wait_s: float = WRITE_DEADLINE_S,
     ) -> None:
         conn.row_factory = sqlite3.Row
@@ -146,7 +146,7 @@ class Store:
         *,
         create: bool = True,
         retention: Retention | None = None,
-        migrations: Sequence[Migration] = CORE_MIGRATIONS,
+        migrations: Sequence[Migration] = SCHEMA_MIGRATIONS,
         wait_s: float = WRITE_DEADLINE_S,
     ) -> Store:
         """Open the store of the project containing ``root`` (default: the current directory).

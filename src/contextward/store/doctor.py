@@ -1,7 +1,7 @@
 """``contextward doctor``: check the store and say exactly what is wrong.
 
 Owns: the list of checks (database opens and passes ``integrity_check``,
-WAL mode, every core migration recorded and ``user_version`` consistent with
+WAL mode, every migration of the schema recorded and ``user_version`` consistent with
 the record, ``.gitignore`` keeps the database out of git, configuration and
 contract files parse, ledgers within retention, no temporary file
 left by an interrupted atomic write, and an initialised ``.contextward/``
@@ -23,7 +23,7 @@ from ..errors import StoreError
 from .config import load_config
 from .contract import load_contract
 from .database import Store
-from .migrations import CORE_MIGRATIONS
+from .migrations import SCHEMA_MIGRATIONS
 from .paths import (
     CONFIG_NAME,
     CONTRACT_NAME,
@@ -272,7 +272,7 @@ def _database(store: Store) -> list[Finding]:
     if mode.lower() != "wal":
         out.append(Finding("warning", "journal_mode", f"journal mode is {mode}, expected wal"))
     applied = store.applied_migrations()
-    missing = [m.name for m in CORE_MIGRATIONS if m.name not in applied]
+    missing = [m.name for m in SCHEMA_MIGRATIONS if m.name not in applied]
     if missing:
         out.append(
             Finding("error", "migration_missing", f"missing migrations: {', '.join(missing)}")
@@ -286,8 +286,9 @@ def _database(store: Store) -> list[Finding]:
                 f"{len(applied)} recorded migrations",
             )
         )
-    known = {m.name for m in CORE_MIGRATIONS}
-    foreign = [name for name in applied if name not in known and name.startswith("store.")]
+    known = {m.name for m in SCHEMA_MIGRATIONS}
+    ours = tuple({m.name.split(".", 1)[0] + "." for m in SCHEMA_MIGRATIONS})
+    foreign = [name for name in applied if name not in known and name.startswith(ours)]
     if foreign:
         out.append(
             Finding(
