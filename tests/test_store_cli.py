@@ -92,10 +92,12 @@ def test_every_opener_creates_and_upgrades_to_the_same_schema(
 
 def test_note_and_journal(project: Path) -> None:
     # An owner decision has one home: STATE.md, the same line `contextward decide` writes.
-    assert run("note", "decision", "Use WAL", "--tag", "db")[:2] == (
+    assert run("note", "decision", "Use WAL", "--tag", "db,perf", "--tag", "sqlite") == (
         0,
         "noted decision in STATE.md (owner)\n",
+        "contextward: warning: a decision in STATE.md takes no tags: 3 left out\n",
     )
+    assert run("note", "decision", "Use uv") == (0, "noted decision in STATE.md (owner)\n", "")
     assert "Use WAL" in (project / "STATE.md").read_text()
     assert run("journal", "--type", "decision", "--json")[1] == "[]\n"
     assert run("note", "risk", "Staging is shared", "--tag", "db")[:2] == (

@@ -174,6 +174,8 @@ def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
             raise BadInput(str(exc)) from None
     if noted.home == "state":
         say("noted decision in STATE.md (owner)")
+        for hint in noted.hints:  # what was left out of the line: a warning, not output
+            say(f"contextward: warning: {hint}", err=True)
         return
     tag_text = f" [{','.join(noted.tags)}]" if noted.tags else ""
     say(f"noted {noted.ref} {noted.type}{tag_text} (owner)")

@@ -45,7 +45,11 @@ def note(
     if type == "decision" and provenance == "owner":
         where = project or StateProject.open(store.root)
         decision = record_decision(text, rejected=rejected, why=why, project=where)
-        return Noted("state", type, decision.text)
+        # A STATE.md decision line has no place for tags; say so rather than lose them
+        # unnoticed (a count only: a tag is the writer's text).
+        dropped = sum(1 for raw in tags for part in raw.split(",") if part.strip())
+        hints = (f"a decision in STATE.md takes no tags: {dropped} left out",) if dropped else ()
+        return Noted("state", type, decision.text, hints=hints)
     result = record_note(store, type, text, tags=tags, provenance=provenance, session_id=session_id)
     entry = result.entry
     return Noted(
