@@ -64,6 +64,51 @@ def test_checkpoint_decide_log(repo: Path) -> None:
     assert [e.text for e in view.log] == ["Parser done"]
 
 
+def test_a_decision_text_marked_rejected_is_reported_as_what_state_md_holds(
+    repo: Path,
+) -> None:
+    warning = (
+        "contextward: warning: the text starts with [REJECTED], so STATE.md holds it as a"
+        " rejected approach; reword it to record a decision\n"
+    )
+    assert invoke("decide", "[REJECTED] is a label we show in the UI") == (
+        0,
+        "rejected approach recorded in STATE.md\n",
+        warning,
+    )
+    assert invoke("note", "decision", "[rejected] Kafka for events") == (
+        0,
+        "noted rejected approach in STATE.md (owner)\n",
+        warning,
+    )
+    assert invoke("decide", "[REJECTED] Redis", "--rejected") == (
+        0,
+        "rejected approach recorded in STATE.md\n",
+        "",
+    )
+    view = read_state(StateProject.open(repo))
+    assert [(d.text, d.rejected) for d in view.decisions] == [
+        ("is a label we show in the UI", True),
+        ("Kafka for events", True),
+        ("Redis", True),
+    ]
+    assert (view.locked, view.rejected) == (0, 3)
+
+
+def test_a_text_marked_rejected_replaces_the_decision_it_rejects(repo: Path) -> None:
+    invoke("decide", "Use Redis")
+    code, out, _ = invoke("decide", "[REJECTED] Use Redis")
+    assert (code, out) == (
+        0,
+        "rejected approach recorded in STATE.md\nsupersedes: Use Redis\n",
+    )
+    view = read_state(StateProject.open(repo))
+    assert [(d.text, d.rejected, d.superseded) for d in view.decisions] == [
+        ("Use Redis", False, True),
+        ("Use Redis", True, False),
+    ]
+
+
 def test_over_long_field_is_one_line_exit_2_without_echo(repo: Path) -> None:
     code, out, err = invoke("checkpoint", "--next", "secret-ish " * 40)
     assert (code, out) == (2, "")

@@ -27,6 +27,7 @@ from ..state import (
 )
 from ..state import append_log as append_log_entry
 from ..state.task import task_folder
+from ..state.writer import MARKED_REJECTED
 from ..store import Store, project_root, session_id_from_env
 from ..store.config import load_config
 from ._io import BadInput, say
@@ -91,8 +92,12 @@ def decide_command(text: str, rejected: bool, why: str | None) -> None:
     project = _project()
     with _errors():
         done = decide(text, rejected=rejected, why=why, project=project)
-    kind = "rejected approach" if rejected else "decision"
+    # Say what STATE.md holds now: a text that starts with "[REJECTED]" is read back as
+    # a rejected approach even without --rejected.
+    kind = "rejected approach" if done.decision.rejected else "decision"
     where = project.relative(project.state_path)
+    if done.decision.rejected and not rejected:
+        say(f"contextward: warning: {MARKED_REJECTED}", err=True)
     if done.repeated:
         say(f"{kind} already recorded in {where} (not added twice)")
         return

@@ -173,7 +173,7 @@ def note_command(type_: str, text: str, tags: tuple[str, ...]) -> None:
         except StateError as exc:
             raise BadInput(str(exc)) from None
     if noted.home == "state":
-        say("noted decision in STATE.md (owner)")
+        say(f"noted {'rejected approach' if noted.rejected else 'decision'} in STATE.md (owner)")
         for hint in noted.hints:  # what was left out of the line: a warning, not output
             say(f"contextward: warning: {hint}", err=True)
         return

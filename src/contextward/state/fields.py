@@ -85,7 +85,9 @@ def decision_line(text: str, *, rejected: bool, why: str | None, when: datetime)
     if not body:
         raise StateError("invalid_field", "decision text is empty")
     reason = bounded("why", why or "", REASON_LIMIT)
-    line = f"[REJECTED] {body}" if rejected else body
+    # A text that carries its own mark is not marked twice ("[REJECTED] [REJECTED] x").
+    marked = body[:10].lower() == "[rejected]"
+    line = f"[REJECTED] {body}" if rejected and not marked else body
     if reason:
         line += f" — {reason}"
     return f"{line} [{when.astimezone(UTC):%Y-%m-%d}]"

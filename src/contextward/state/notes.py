@@ -14,7 +14,7 @@ from typing import Literal
 
 from ..store import Store, record_note
 from .project import StateProject
-from .writer import record_decision
+from .writer import MARKED_REJECTED, record_decision
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,8 @@ class Noted:
     tags: tuple[str, ...] = ()
     provenance: str = "owner"
     hints: tuple[str, ...] = ()
+    #: A STATE.md decision that is a rejected approach (as STATE.md reads it back).
+    rejected: bool = False
 
 
 def note(
@@ -48,8 +50,10 @@ def note(
         # A STATE.md decision line has no place for tags; say so rather than lose them
         # unnoticed (a count only: a tag is the writer's text).
         dropped = sum(1 for raw in tags for part in raw.split(",") if part.strip())
-        hints = (f"a decision in STATE.md takes no tags: {dropped} left out",) if dropped else ()
-        return Noted("state", type, decision.text, hints=hints)
+        hints = [f"a decision in STATE.md takes no tags: {dropped} left out"] if dropped else []
+        if decision.rejected and not rejected:
+            hints.append(MARKED_REJECTED)
+        return Noted("state", type, decision.text, hints=tuple(hints), rejected=decision.rejected)
     result = record_note(store, type, text, tags=tags, provenance=provenance, session_id=session_id)
     entry = result.entry
     return Noted(

@@ -70,6 +70,13 @@ def record_decision(
     return decide(text, rejected=rejected, why=why, project=project, now=now).decision
 
 
+#: Said when a decision's text starts with "[REJECTED]" and was not asked to be rejected.
+MARKED_REJECTED = (
+    "the text starts with [REJECTED], so STATE.md holds it as a rejected approach;"
+    " reword it to record a decision"
+)
+
+
 @dataclass(frozen=True)
 class Decided:
     """A decision recorded: the line as read back, and what it did to earlier ones."""
@@ -96,6 +103,9 @@ def decide(
     line = decision_line(text, rejected=rejected, why=why, when=now or utc_now())
     said = parse_decision(f"- {line}")
     assert said is not None  # decision_line writes a non-empty bullet body
+    # A text that starts with "[REJECTED]" is read back as a rejected approach whatever
+    # the flag said: what replaces what is decided by what STATE.md will hold.
+    rejected = said.rejected
     outcome: list[Replacing] = []
 
     def edit(document: StateDocument) -> StateDocument:
