@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import contextward
 from contextward.brief.state_block import render_state_block
 from contextward.state import (
     StateConfig,
@@ -97,6 +98,34 @@ def test_write_keeps_the_file_mode_and_leaves_no_temp_files(project: StateProjec
     checkpoint({"focus": "x"}, project=project)
     assert stat.S_IMODE(project.state_path.stat().st_mode) == 0o640
     assert sorted(p.name for p in project.root.iterdir()) == [".git", "STATE.md"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077], ids=["022", "027", "077"])
+def test_a_new_state_md_gets_the_mode_the_umask_gives_the_config_files(
+    tmp_path: Path, umask: int
+) -> None:
+    (tmp_path / ".git").mkdir()
+    cli = [sys.executable, "-m", "contextward"]
+    package_root = str(Path(contextward.__file__).resolve().parents[1])  # this checkout's
+    env = {**os.environ, "CONTEXTWARD_HOME": str(tmp_path / "home"), "PYTHONPATH": package_root}
+
+    def run(*args: str) -> None:
+        subprocess.run(
+            [*cli, *args],
+            cwd=tmp_path,
+            env=env,
+            preexec_fn=lambda: os.umask(umask),
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+
+    run("init")
+    run("decide", "Use WAL")
+    config_mode = stat.S_IMODE((tmp_path / ".contextward" / "config.toml").stat().st_mode)
+    state_mode = stat.S_IMODE((tmp_path / "STATE.md").stat().st_mode)
+    assert state_mode == config_mode == 0o666 & ~umask
+    assert not list(tmp_path.glob(".STATE.md.*"))
 
 
 def test_read_on_change(project: StateProject) -> None:

@@ -3,7 +3,9 @@ file a host names without hanging on it.
 
 A leaf module: stdlib only. A write goes to a temporary file in the same
 folder, is flushed and fsynced, then renamed over the target, so a reader or
-a crash never sees half a file. The target's permission bits are kept.
+a crash never sees half a file. The target's permission bits are kept; a new
+file gets the mode the umask gives any new file (0644 under umask 022), as the
+owner's other files have.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _temporary(path)
     except OSError as exc:  # named for the file being written, not for a temporary name
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
@@ -71,6 +73,24 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     _fsync_dir(path.parent)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new, empty ``.NAME.XXXX.tmp`` beside ``path``, opened for writing.
+
+    Created with 0666 for the umask to narrow, as any new file is: ``mkstemp``'s
+    fixed 0600 would make a new STATE.md unreadable to the owner's other tools
+    and users, unlike the config files beside it. ``O_EXCL`` keeps it ours.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(tempfile.TMP_MAX):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "no free temporary name", str(path))
 
 
 def _fsync_dir(folder: Path) -> None:
