@@ -285,3 +285,38 @@ def test_evidence_older_than_a_file_change_is_marked_stale(
     time.sleep(0.002)
     run()
     assert tail() == "last evidence: ev-0002 ok exit 0 900ms `pytest -q`"
+
+
+def test_the_hidden_rows_pointer_names_a_recall_that_lists_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from contextward.cli import main
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "personal"))
+
+    def cli(*args: str) -> str:
+        result = CliRunner().invoke(main, list(args))
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
+    def pointer() -> str:
+        last = section(cli("brief"), "decisions")[-1]
+        assert last.startswith("(+1 more hidden: contextward recall ")
+        return last.split(": ", 1)[1].rstrip(")")
+
+    cli("init")
+    cli("decide", "Redis cache", "--rejected", "--why", "another service")
+    for n in (1, 2, 3):
+        cli("decide", f"decision {n}")
+    # The hidden row is the rejected approach: the pointer's recall lists it.
+    assert pointer() == "contextward recall --type rejected"
+    assert "Redis cache" in cli(*pointer().split()[1:])
+    assert "Redis cache" not in cli("recall", "--type", "decision", "--limit", "20")
+
+    cli("decide", "Memcached", "--rejected")  # now one decision and one rejected are hidden
+    last = section(cli("brief"), "decisions")[-1]
+    assert last == "(+2 more hidden: contextward recall --type decision (and --type rejected))"

@@ -368,13 +368,15 @@ def _decisions(
     journal = [e for e in fetched if _key(e.text) not in in_state]
     # What a later decision superseded is no longer the project's: recall still finds it.
     state = [row for row in state if row.kind != "superseded"]
-    # (date, order, line): STATE.md rows are dated by day, journal rows to the millisecond.
-    dated: list[tuple[str, int, str]] = [
+    # (date, order, line, rejected): STATE.md rows are dated by day, journal rows to the
+    # millisecond.
+    dated: list[tuple[str, int, str, bool]] = [
         (
             row.date[:10],
             pos,
             f"- {'[REJECTED] ' if row.kind == 'rejected' else ''}"
             f"{fmt.line(row.text, caps.trusted_chars)} ({row.id})",
+            row.kind == "rejected",
         )
         for pos, row in enumerate(state)
     ]
@@ -383,22 +385,36 @@ def _decisions(
             e.created_at[:10],
             len(state) + e.seq,
             f"- {fmt.line(e.text, caps.trusted_chars)}{_tags(e.tags)} ({e.id})",
+            False,
         )
         for e in journal
     ]
     dated.sort(reverse=True)
-    shown = [line for _, _, line in dated[:cap]]
+    shown = [line for _, _, line, _ in dated[:cap]]
     journal_total = _count(store, "type = 'decision' AND provenance = 'owner'") if store else 0
     # Journal rows already moved to STATE.md are counted once (among those fetched).
     total = len(state) + journal_total - (len(fetched) - len(journal))
+    hidden = max(0, total - len(shown))
+    # Every rejected approach is a STATE.md row, all of them in ``dated``: the pointer
+    # names the kind recall files the hidden ones under.
+    rejected = sum(1 for *_, is_rejected in dated[cap:] if is_rejected)
     return BriefSection(
         "decisions",
         "decisions",
         tuple(shown),
-        max(0, total - len(shown)),
-        "contextward recall --type decision",
+        hidden,
+        _decisions_pointer(hidden, rejected),
         journal_total >= COUNT_BOUND,
     )
+
+
+def _decisions_pointer(hidden: int, rejected: int) -> str:
+    """The recall that lists the hidden decisions: rejected approaches are their own kind."""
+    if not rejected:
+        return "contextward recall --type decision"
+    if rejected >= hidden:
+        return "contextward recall --type rejected"
+    return "contextward recall --type decision (and --type rejected)"
 
 
 def _key(text: str) -> str:
