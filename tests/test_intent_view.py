@@ -86,3 +86,18 @@ def test_limit_and_masking() -> None:
     assert len(view.items) == 2
     assert view.owner == 7
     assert all(token not in i.text for i in owner_intent(store, limit=10).items)
+
+
+def test_every_kind_a_prompt_says_is_listed_not_only_the_strongest() -> None:
+    store = ticking_store()
+    store.prompts.record(
+        "We need a CSV export for the reports service. Never push to main. "
+        "Goal: ship it by Thursday. The build is slow."
+    )
+    view = owner_intent(store, limit=10)
+    assert [(i.kind, i.text) for i in view.items] == [
+        ("constraint", "Never push to main."),
+        ("need", "We need a CSV export for the reports service."),
+        ("want", "Goal: ship it by Thursday."),
+    ]
+    assert all(i.ref == "p-1" for i in view.items)

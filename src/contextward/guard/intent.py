@@ -22,7 +22,7 @@ from ..redact import mask
 if TYPE_CHECKING:
     from ..store import Store
 
-__all__ = ["INTENT_KINDS", "IntentItem", "IntentView", "classify", "owner_intent"]
+__all__ = ["INTENT_KINDS", "IntentItem", "IntentView", "classify", "classify_each", "owner_intent"]
 
 #: Strongest first: a sentence with several signals takes the first kind that matches.
 INTENT_KINDS: tuple[str, ...] = (
@@ -106,6 +106,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "want",
             r"\b(?:i|we) (?:want|would like|'d like)\b|\bi'd like\b|\bcan you\b|\bcould you\b"
             rf"|{_LEAD}(?:{'|'.join(_IMPERATIVES)})\b"
+            r"|^(?:goal|objective|task)\s*:|^(?:目标|任务)\s*[:：]"
             r"|我(?:们)?想|希望|帮我|麻烦|能不能|可不可以|^请"
             r"|^(?:把|给|加|改|修|实现|添加|删除|重构|升级|迁移|部署|写|跑|检查)",
         ),
@@ -187,6 +188,25 @@ def classify(text: str, *, bounded: bool = True) -> tuple[str, str]:
     return "statement", finish(" ".join(sentences))
 
 
+def classify_each(text: str) -> list[tuple[str, str]]:
+    """Every intent kind in ``text`` with the sentences that carry it, strongest first: a
+    prompt that needs a CSV export, forbids pushing to main and sets a deadline says all
+    three (``classify`` gives only the strongest). Plain sentences stand as a statement
+    only when nothing else was said. Masked and bounded, as ``classify``."""
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    said: dict[str, list[str]] = {}
+    for sentence in sentences:
+        kind = next((k for k, pattern in _PATTERNS if pattern.search(sentence)), "statement")
+        said.setdefault(kind, []).append(sentence)
+    if len(said) > 1:
+        said.pop("statement", None)
+    order = [kind for kind, _ in _PATTERNS]
+    return [
+        (kind, _bounded(" ".join(said[kind])))
+        for kind in sorted(said, key=lambda k: order.index(k) if k in order else len(order))
+    ]
+
+
 def _bounded(text: str) -> str:
     flat = " ".join(mask(text).split())
     return flat if len(flat) <= MAX_ITEM else flat[: MAX_ITEM - 1].rstrip() + "…"
@@ -196,8 +216,8 @@ def owner_intent(store: Store, *, limit: int = 5, session_id: str | None = None)
     """Owner prompts, owner corrections and owner-attributed agent notes, newest first."""
     items: list[IntentItem] = []
     for prompt in store.prompts.list(limit=_SCAN_PROMPTS, session_id=session_id):
-        kind, text = classify(prompt.text)
-        items.append(IntentItem(kind, text, prompt.created_at, "owner", f"p-{prompt.seq}"))
+        for kind, text in classify_each(prompt.text):
+            items.append(IntentItem(kind, text, prompt.created_at, "owner", f"p-{prompt.seq}"))
     for entry in store.journal.list(limit=_SCAN_JOURNAL, session_id=session_id):
         if entry.trusted and entry.type == "correction":
             items.append(
