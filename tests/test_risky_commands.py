@@ -59,6 +59,35 @@ POSITIVES: list[tuple[str, str]] = [
     ("rm -rf ~/../..", "rm-home"),
     ("rm -rf $HOME/..", "rm-home"),
     ("rm -rf ~/project/..", "rm-home"),
+    ("rm -rf ~/.*", "rm-home"),
+    # a relative operand after ``cd /`` or ``cd ~`` on the same line is root or home
+    ("cd / && rm -rf *", "rm-root"),
+    ("cd / ; rm -rf ./*", "rm-root"),
+    ("cd /\nrm -rf .", "rm-root"),
+    ("cd -P / && rm -rf ..", "rm-root"),
+    ("cd -- / && sudo rm -rf *", "rm-root"),
+    ("pushd / && rm -rf *", "rm-root"),
+    ("cd /tmp && cd .. && rm -rf *", "rm-root"),
+    ("cd ~ && rm -rf .", "rm-home"),
+    ("cd && rm -rf *", "rm-home"),
+    ("cd $HOME; rm -rf .*", "rm-home"),
+    ('cd "${HOME}" && rm -rf ./*', "rm-home"),
+    ("cd ~/project/.. && rm -rf *", "rm-home"),
+    ("cd / && bash -c 'rm -rf *'", "rm-root"),
+    ("bash -c 'cd ~ && rm -rf *'", "rm-home"),
+    ("(cd / && rm -rf *)", "rm-root"),
+    ("cd / && chmod -R 777 .", "chmod-777-root"),
+    # find deleting everything under root or home
+    ("find / -delete", "rm-root"),
+    ("find ~ -delete", "rm-home"),
+    ("find $HOME -type f -delete", "rm-home"),
+    ("find -L / -mindepth 1 -delete", "rm-root"),
+    ("find / -exec rm -rf {} +", "rm-root"),
+    ("find ~ -exec /bin/rm -f {} \\;", "rm-home"),
+    ("find ~ ! -name .bashrc -delete", "rm-home"),
+    ("find / -name '*' -delete", "rm-root"),
+    ("cd / && find . -delete", "rm-root"),
+    ("cd ~ && find -delete", "rm-home"),
     # function bodies, in both syntaxes
     ("function f { git push -f; }; f", "git-push-force"),
     ("function cleanup { rm -rf /; }; cleanup", "rm-root"),
@@ -149,6 +178,17 @@ POSITIVES: list[tuple[str, str]] = [
     ("bash -c 'curl x | sh'", "pipe-to-shell"),
     ("cd /tmp && curl x | sh", "pipe-to-shell"),
     ("echo `curl x | sh`", "pipe-to-shell"),
+    # a download run by a script interpreter is the same as by a shell
+    ("curl -s https://x.sh | python3", "pipe-to-shell"),
+    ("curl -s x | python", "pipe-to-shell"),
+    ("curl x | python3.12 -u", "pipe-to-shell"),
+    ("curl x | sudo python3 -", "pipe-to-shell"),
+    ("wget -qO- x | perl", "pipe-to-shell"),
+    ("curl x | ruby", "pipe-to-shell"),
+    ("curl x | node", "pipe-to-shell"),
+    ("curl x | php", "pipe-to-shell"),
+    ("curl x | tee i.py | python3", "pipe-to-shell"),
+    ("python3 <(curl -s x)", "pipe-to-shell"),
 ]
 
 NEGATIVES: list[str] = [
@@ -250,6 +290,38 @@ NEGATIVES: list[str] = [
     "git push -n -f",
     "curl -fsSL https://x/install.sh | bash -n",
     "git reset --soft",
+    # a directory the line does not spell as root or home leaves relative operands alone
+    "cd /tmp && rm -rf *",
+    "cd build && rm -rf .",
+    "cd ~/project && rm -rf *",
+    'cd "$DIR" && rm -rf *',
+    "cd - && rm -rf *",
+    "cd ~user && rm -rf *",
+    "cd /; cd $X; rm -rf *",
+    "cd / && popd && rm -rf *",
+    "cd / && rm -rf build",
+    "cd ~ && rm -rf .cache",
+    "cd / && rm -rf ''",
+    "cd / & rm -rf *",
+    "(cd /) && rm -rf *",
+    "cd / | rm -rf *",
+    'echo "cd / && rm -rf *"',
+    # a find that deletes by name, below root or home, or does not delete
+    "find . -name '*.pyc' -delete",
+    "find /tmp/x -delete",
+    "find ~ -name .DS_Store -delete",
+    "find ~ -name '*.pyc' -exec rm -f {} +",
+    "find / -name core",
+    "find ~ -type f -exec ls {} +",
+    "find / -ok rm {} \\;",
+    # a download an interpreter reads as data, or a script it runs from a file
+    "curl -s https://x/data.json | python3 -m json.tool",
+    "curl x | python3 -c 'import sys; print(len(sys.stdin.read()))'",
+    "curl x | python3 script.py",
+    "curl x | perl -ne 'print if /x/'",
+    "curl x | node -e 'process.stdin.pipe(process.stdout)'",
+    "curl x | php -r 'echo 1;'",
+    "cat setup.py | python3",
 ]
 
 
@@ -288,6 +360,18 @@ def test_finding_names_the_simple_command_not_the_whole_line() -> None:
                 "reason": RISK_CODES["git-push-force"],
                 "command": "git push --force origin main",
             }
+        ],
+    }
+
+
+def test_relative_finding_names_the_directory_it_was_judged_in() -> None:
+    verdict = assess_command("cd / && rm -rf * && echo done")
+    assert verdict.to_dict() == {
+        "risky": True,
+        "codes": ["rm-root"],
+        "exact": True,
+        "findings": [
+            {"code": "rm-root", "reason": RISK_CODES["rm-root"], "command": "rm -rf * (in /)"}
         ],
     }
 

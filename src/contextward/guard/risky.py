@@ -1,9 +1,16 @@
 """Risky shell commands: a verdict with reason codes for a handful of catastrophes.
 
 Owns the narrow list of commands that deserve one confirmation before they
-run: ``rm -r`` of ``/`` or the home directory, ``git push --force`` without a
-lease, ``git reset --hard``, ``mkfs`` or ``dd`` onto a device, ``chmod -R 777``
-of ``/`` or home, ``curl``/``wget`` piped into a shell, and ``sudo rm``.
+run: ``rm -r`` (or ``find -delete``) of ``/`` or the home directory, ``git push
+--force`` without a lease, ``git reset --hard``, ``mkfs`` or ``dd`` onto a device,
+``chmod -R 777`` of ``/`` or home, ``curl``/``wget`` piped into a shell or a
+script interpreter, and ``sudo rm``.
+
+A relative operand is judged where it runs: ``cd /``, ``cd ~`` (and ``cd`` on to
+a relative directory from there) earlier on the same line is followed, so
+``cd / && rm -rf *`` is ``rm -rf /*``. A directory the text does not spell
+(``cd build``, ``cd "$DIR"``) leaves the working directory unknown and a
+relative operand unjudged.
 
 Detection works on real shell tokens — :mod:`shlex` with ``punctuation_chars``
 after a quote-aware pre-scan that separates ``;``, ``&&``, ``||``, ``|``,
@@ -33,9 +40,9 @@ RISK_CODES: dict[str, str] = {
     "git-push-force": "git push --force, or a +ref push without --force-with-lease",
     "git-reset-hard": "git reset --hard discards uncommitted work",
     "mkfs-device": "mkfs formatting a device",
-    "pipe-to-shell": "downloaded script executed by a shell",
-    "rm-home": "recursive rm of the home directory",
-    "rm-root": "recursive rm of the filesystem root",
+    "pipe-to-shell": "downloaded script executed by a shell or interpreter",
+    "rm-home": "recursive delete (rm -r, find -delete) of the home directory",
+    "rm-root": "recursive delete (rm -r, find -delete) of the filesystem root",
     "sudo-rm": "rm run with sudo",
 }
 
@@ -131,9 +138,11 @@ class _Simple:
 
 @dataclass
 class _Group:
-    """A subshell or brace group: a list of pipelines."""
+    """A subshell or brace group: a list of pipelines, and the operator that ended each
+    (``&``: it ran in the background, so its ``cd`` moved no later command)."""
 
     pipelines: list[list[_Simple | _Group]] = field(default_factory=list)
+    ends: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -358,11 +367,12 @@ def _parse(tokens: list[str]) -> _Group:
             pipeline.append(_Simple(words, docs))
             words, docs = [], []
 
-    def end_pipeline() -> None:
+    def end_pipeline(end: str = ";") -> None:
         nonlocal pipeline
         end_command()
         if pipeline:
             stack[-1].pipelines.append(pipeline)
+            stack[-1].ends.append(end)
         pipeline = []
 
     def open_group() -> None:
@@ -400,7 +410,7 @@ def _parse(tokens: list[str]) -> _Group:
                 elif part[0] in "<>" or part in ("&>", "&>>"):
                     redirect_next = True
                 else:  # ; & && || ;; and friends
-                    end_pipeline()
+                    end_pipeline(part)
             continue
         # ``function NAME { …; }``: the body is a group like ``NAME() { …; }``'s.
         if token == "{" and (not words or (words[0] == "function" and len(words) <= 2)):
@@ -435,18 +445,25 @@ def _split_operator(token: str) -> list[str]:
 # --- analysis ----------------------------------------------------------------
 
 
-def _assess(command: str, depth: int, findings: list[RiskFinding], sudo: bool = False) -> bool:
-    """Analyse ``command``; ``sudo``: it runs as root (``sudo sh -c '…'``)."""
+def _assess(
+    command: str,
+    depth: int,
+    findings: list[RiskFinding],
+    sudo: bool = False,
+    cwd: str | None = None,
+) -> bool:
+    """Analyse ``command``; ``sudo``: it runs as root (``sudo sh -c '…'``); ``cwd``: the
+    directory it starts in when the text spelled it (``/``, ``~``), else None."""
     scan = _prescan(command)
     tokens, exact = _tokens(scan.text)
     exact = exact and scan.exact
     if depth < MAX_DEPTH:
         for _kind, body in scan.subs:
-            exact = _assess(body, depth + 1, findings, sudo) and exact
+            exact = _assess(body, depth + 1, findings, sudo, cwd) and exact
     elif scan.subs:
         exact = False  # not followed: whatever is nested deeper was never looked at
     tree = _parse(tokens)
-    context = _Context(scan.subs, depth, findings, scan.docs, sudo)
+    context = _Context(scan.subs, depth, findings, scan.docs, sudo, cwd)
     context.group(tree)
     return exact and context.exact
 
@@ -458,13 +475,22 @@ class _Context:
     findings: list[RiskFinding]
     docs: list[tuple[str, bool]]
     sudo: bool = False
+    #: The working directory as far as the text spells it (``/``, ``~/x``), else None.
+    cwd: str | None = None
     exact: bool = True
 
     def group(self, group: _Group) -> None:
-        for pipeline in group.pipelines:
-            self.pipeline(pipeline)
+        outer = self.cwd  # a ``cd`` inside ``( … )`` never moves what follows the group
+        for pipeline, end in zip(group.pipelines, group.ends, strict=True):
+            resolved = self.pipeline(pipeline)
+            if len(resolved) == 1 and resolved[0] is not None and end != "&":
+                name, args, _sudo = resolved[0]
+                if name in ("cd", "pushd", "popd"):
+                    self.cwd = _changed_directory(name, args, self.cwd)
+        self.cwd = outer
 
-    def pipeline(self, stages: list[_Simple | _Group]) -> None:
+    def pipeline(self, stages: list[_Simple | _Group]) -> list[tuple[str, list[str], bool] | None]:
+        """Check one pipeline; its stages resolved (None for a group)."""
         downloaded = False
         shown: list[str] = []  # the pipeline so far, for the finding's text
         resolved = [None if isinstance(s, _Group) else _resolve(s.words) for s in stages]
@@ -484,12 +510,15 @@ class _Context:
             name, args, sudo = found
             sudo = sudo or self.sudo
             shown.extend((*stage.words, "|"))
-            if downloaded and name in _SHELLS and _reads_stdin(args):
+            if downloaded and (
+                (name in _SHELLS and _reads_stdin(args)) or _interpreter_script(name, args) == ""
+            ):
                 self.add("pipe-to-shell", shown[:-1])
             self.simple(name, args, sudo, stage.words)
             for index in stage.docs:
                 self.heredoc(index, name in _HEREDOC_RUNNERS or feeds_shell, sudo)
             downloaded = downloaded or name in _DOWNLOADERS
+        return resolved
 
     def heredoc(self, index: int, runs: bool, sudo: bool) -> None:
         body, expanded = self.docs[index]
@@ -499,15 +528,15 @@ class _Context:
             for text in _expansions(body):
                 self.recurse(text, sudo)
 
-    def add(self, code: str, words: list[str]) -> None:
-        text = " ".join(w if w == "|" else _display(w, self.subs) for w in words)
+    def add(self, code: str, words: list[str], where: str = "") -> None:
+        text = " ".join(w if w == "|" else _display(w, self.subs) for w in words) + where
         if len(text) > _PREVIEW:
             text = text[: _PREVIEW - 1] + "…"
         self.findings.append(RiskFinding(code, RISK_CODES[code], mask(text)))
 
     def recurse(self, text: str, sudo: bool = False) -> None:
         if self.depth < MAX_DEPTH:
-            self.exact = _assess(text, self.depth + 1, self.findings, sudo) and self.exact
+            self.exact = _assess(text, self.depth + 1, self.findings, sudo, self.cwd) and self.exact
         else:
             self.exact = False  # too deep to follow: the verdict must not claim it looked
 
@@ -519,12 +548,20 @@ class _Context:
         if sudo and name == "rm":
             self.add("sudo-rm", words)
         check = _CHECKS.get(name) or (_check_mkfs if name.startswith("mkfs.") else None)
-        if check is not None:
-            code = check(args)
-            if code:
-                self.add(code, words)
+        code = check(args) if check is not None else ""
+        if code:
+            self.add(code, words)
+        path_check = _PATH_CHECKS.get(name)
+        code = path_check(args, self.cwd) if path_check is not None else ""
+        if code:
+            # Name the directory a relative operand was judged in: ``rm -rf * (in /)``.
+            self.add(code, words, "" if self.cwd is None else f" (in {self.cwd})")
         if name in _SHELLS or name in ("eval", "source", "."):
             self.interpreter(name, args, words, sudo)
+        else:
+            script = _interpreter_script(name, args)
+            if script and self.fetched(script):  # ``python3 <(curl -s x)``
+                self.add("pipe-to-shell", words)
 
     def interpreter(self, name: str, args: list[str], words: list[str], sudo: bool) -> None:
         if name == "eval":
@@ -622,10 +659,13 @@ def _short_flags(args: list[str]) -> tuple[set[str], set[str], list[str]]:
     return short, long, operands
 
 
-def _target(path: str) -> str:
-    """``root``, ``home`` or ``""`` for an rm/chmod operand: every spelling that expands
-    to the root or home directory or above it (``/..``, ``/*/``, ``${HOME:?}``,
-    ``~/../..``), or to all it holds (``/*``, ``~/*``)."""
+def _target(path: str, cwd: str | None = None) -> str:
+    """``root``, ``home`` or ``""`` for an rm/chmod/find operand: every spelling that
+    expands to the root or home directory or above it (``/..``, ``/*/``, ``${HOME:?}``,
+    ``~/../..``), or to all it holds (``/*``, ``~/*``, ``~/.*``); a relative operand is
+    judged in ``cwd`` when the command line spelled it (``.`` after ``cd /``)."""
+    if path and cwd is not None and not path.startswith(("/", "~", "$")):
+        path = _joined(cwd, path)
     home = _HOME.match(path)
     if home:
         base, rest = "home", path[home.end() :]
@@ -639,8 +679,8 @@ def _target(path: str) -> str:
             continue
         if part == "..":
             depth -= 1
-        elif part == "*" and depth <= 0:
-            continue  # everything in it
+        elif part in ("*", ".*") and depth <= 0:
+            continue  # everything in it (``.*``: its dot files, and ``..`` in older shells)
         else:
             depth += 1
     if depth > 0:
@@ -648,26 +688,108 @@ def _target(path: str) -> str:
     return base if base == "root" or depth == 0 else "home"  # above home holds it
 
 
-def _check_rm(args: list[str]) -> str:
+#: Longest working directory followed through ``cd``; past it, it is unknown.
+_MAX_CWD_CHARS = 256
+
+
+def _joined(directory: str, path: str) -> str:
+    return directory.rstrip("/") + "/" + path
+
+
+def _changed_directory(name: str, args: list[str], cwd: str | None) -> str | None:
+    """The working directory after ``cd``/``pushd``/``popd`` ARGS, when the text spells it:
+    ``/``, ``~``, ``$HOME`` or a relative step from a known one; None for anything else
+    (``cd "$DIR"``, ``cd -``, ``popd``: the brake judges no relative path there)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        i += 1
+        if args[i - 1] == "--":
+            break
+    if name == "popd" or (i < len(args) and args[i].startswith(("+", "-"))):
+        return None
+    if i >= len(args):
+        return "~" if name == "cd" else None  # a bare ``cd`` goes home
+    path = args[i]
+    home = _HOME.match(path)
+    rest = path[home.end() :] if home else path
+    if not path or any(ch in rest for ch in "$`*?[~" + _SUB_OPEN):
+        return None
+    moved = path if home or path.startswith("/") else None if cwd is None else _joined(cwd, path)
+    # A longer path is no spelling of root or home worth following; capping it keeps one
+    # line of thousands of ``cd x`` and ``rm`` linear.
+    return moved if moved is not None and len(moved) <= _MAX_CWD_CHARS else None
+
+
+def _check_rm(args: list[str], cwd: str | None) -> str:
     short, long, operands = _short_flags(args)
     if not ({"r", "R"} & short or "--recursive" in long):
         return ""
-    targets = {_target(op) for op in operands}
+    return _deleted(operands, cwd)
+
+
+def _deleted(paths: list[str], cwd: str | None) -> str:
+    targets = {_target(path, cwd) for path in paths}
     if "root" in targets:
         return "rm-root"
     return "rm-home" if "home" in targets else ""
 
 
-def _check_chmod(args: list[str]) -> str:
+def _check_chmod(args: list[str], cwd: str | None) -> str:
     short, long, operands = _short_flags(args)
     if not ("R" in short or "--recursive" in long) or not operands:
         return ""
     if operands[0] not in _WORLD_MODES:
         return ""
-    targets = {_target(op) for op in operands[1:]}
+    targets = {_target(op, cwd) for op in operands[1:]}
     if "root" in targets:
         return "chmod-777-root"
     return "chmod-777-home" if "home" in targets else ""
+
+
+#: find tests that pick files by name: a delete limited by one is no catastrophe.
+_FIND_NAME_TESTS = frozenset(
+    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex"}
+)
+#: find operators that can turn a name test around (``! -name x``, ``-name x -o …``).
+_FIND_WIDENING = frozenset({"!", "-not", "-o", "-or", ","})
+
+
+def _check_find(args: list[str], cwd: str | None) -> str:
+    """``find`` deleting everything under root or home: ``-delete`` or ``-exec rm``, with
+    no name test to limit it (``find ~ -name .DS_Store -delete`` is targeted)."""
+    i = 0
+    while i < len(args) and (args[i] in ("-H", "-L", "-P", "-D") or args[i].startswith("-O")):
+        i += 2 if args[i] == "-D" else 1
+    starts: list[str] = []
+    while i < len(args) and not args[i].startswith("-") and args[i] not in ("(", "!", ","):
+        starts.append(args[i])
+        i += 1
+    expression = args[i:]
+    deletes = narrowed = widened = False
+    pos = 0
+    while pos < len(expression):
+        word = expression[pos]
+        if word in ("-exec", "-execdir"):
+            end = pos + 1
+            while end < len(expression) and expression[end] != ";":
+                if expression[end] == "+" and expression[end - 1] == "{}":
+                    break
+                end += 1
+            run = expression[pos + 1 : end]
+            deletes = deletes or (bool(run) and _resolve(run)[0] == "rm")
+            pos = end + 1
+            continue
+        if word == "-delete":
+            deletes = True
+        elif word in _FIND_NAME_TESTS and pos + 1 < len(expression):
+            narrowed = narrowed or expression[pos + 1] not in ("*", ".*")
+            pos += 1
+        elif word in _FIND_WIDENING:
+            widened = True
+        pos += 1
+    if not deletes or (narrowed and not widened):
+        return ""
+    return _deleted(starts or ["."], cwd)  # GNU find starts at "." when given none
 
 
 def _check_dd(args: list[str]) -> str:
@@ -750,13 +872,62 @@ def _abbreviates(option: str, full: str, shortest: int) -> bool:
 
 
 _CHECKS = {
-    "chmod": _check_chmod,
     "dd": _check_dd,
     "git": _check_git,
     "mke2fs": _check_mkfs,
     "mkfs": _check_mkfs,
+}
+#: Checks whose operands are paths, judged in the working directory the line spelled.
+_PATH_CHECKS = {
+    "chmod": _check_chmod,
+    "find": _check_find,
     "rm": _check_rm,
 }
+
+#: Script interpreters a download can be piped into: the flags that give the program
+#: on the command line (stdin is then data, ``python3 -m json.tool``), and the flags
+#: whose value is the next word.
+_INTERPRETERS: dict[str, tuple[str, str]] = {
+    "node": ("ep", "r"),
+    "perl": ("eE", ""),
+    "php": ("rfBRFE", "dc"),
+    "python": ("cm", "WX"),
+    "ruby": ("e", "rICE"),
+}
+_INTERPRETER_NAME = re.compile(r"^(python|pypy|perl|ruby|node|nodejs|php)[0-9.]*$")
+#: Long options after which the interpreter runs no script at all, or an inline one.
+_NO_SCRIPT_LONG = frozenset({"--eval", "--print", "--check", "--help", "--version"})
+
+
+def _interpreter_script(name: str, args: list[str]) -> str | None:
+    """The script a python/perl/ruby/node/php invocation runs: its operand, ``""`` for
+    stdin (no operand, or ``-``), None when the program is inline or ``name`` is none."""
+    match = _INTERPRETER_NAME.match(name)
+    if match is None:
+        return None
+    kind = {"pypy": "python", "nodejs": "node"}.get(match.group(1), match.group(1))
+    inline, with_arg = _INTERPRETERS[kind]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-":
+            return ""
+        if arg == "--":
+            return args[i + 1] if i + 1 < len(args) else ""
+        if not arg.startswith("-"):
+            return arg
+        if arg.startswith("--"):
+            if arg.split("=", 1)[0] in _NO_SCRIPT_LONG:
+                return None
+        else:
+            for pos, letter in enumerate(arg[1:]):
+                if letter in inline:
+                    return None
+                if letter in with_arg:
+                    i += pos == len(arg) - 2  # its value is the next word
+                    break
+        i += 1
+    return ""
 
 
 def _shell_script(args: list[str]) -> str | None:
