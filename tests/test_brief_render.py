@@ -114,7 +114,7 @@ def test_precedents_owner_statements_loops_and_last_evidence(
         "- statement: hello",
     ]
     (loop,) = section(brief.text, "open loops")
-    assert loop.startswith("- `pytest -q`: 2 failing")
+    assert loop.startswith("- `pytest -q`: failed 2 time(s) in a row")
     assert brief.text.endswith("last evidence: ev-0001 ok exit 0 1440ms `npm run check`")
 
 

@@ -54,13 +54,18 @@ def test_failure_then_refusal(project: Path) -> None:
     assert run("verify", "--", "exit 3")[0] == 1
     code, out, _ = run("verify", "--", "exit 3")
     assert code == 1
-    assert out.splitlines()[0] == "contextward verify refused · `exit 3` · 2 prior failures"
+    assert out.splitlines()[0] == (
+        "contextward verify refused · `exit 3` · failed 2 time(s) in a row"
+    )
     code, out, _ = run("loops", "--json")
     assert code == 1
     assert json.loads(out) == [
         {
             "command": "exit 3",
+            "streak_key": "exit 3",
             "failures": 2,
+            "failed": 2,
+            "unproven": 0,
             "threshold": 3,
             "blocked": True,
             "last_at": json.loads(out)[0]["last_at"],
@@ -151,6 +156,39 @@ def test_a_failing_test_before_a_semicolon_is_no_proof(
     assert result.exit_code == 1
     assert "UNTRUSTED" in result.stdout
     assert "fix: join the commands with `&&` (or `set -e` first) and re-run" in result.stdout
+
+
+def test_unproven_runs_are_named_as_run_and_never_called_failures(project: Path) -> None:
+    """``; echo done`` masks nothing the key keeps (the key is ``ls``), but the agent ran
+    ``ls; echo done``: that is the command shown, and its exits 0 are unproven, not failed."""
+    subprocess.run(["git", "init", "-q"], check=True)
+    for _ in range(2):
+        assert run("verify", "--", "ls; echo done")[0] == 1  # UNTRUSTED
+    code, out, _ = run("loops")
+    assert (code, out.splitlines()) == (
+        1,
+        [
+            "loops: 1 open streak (refused at attempt 3)",
+            "  BLOCKED `ls; echo done` · could not be proven 2 time(s) in a row",
+            "Nudge: change the approach or gather new information; do not re-run it unchanged.",
+        ],
+    )
+    code, out, _ = run("loops", "--json")
+    (loop,) = json.loads(out)
+    assert {k: v for k, v in loop.items() if k != "last_at"} == {
+        "command": "ls; echo done",
+        "streak_key": "ls",
+        "failures": 2,
+        "failed": 0,
+        "unproven": 2,
+        "threshold": 3,
+        "blocked": True,
+    }
+    code, out, _ = run("verify", "--", "ls; echo done")
+    assert (code, out.splitlines()[0]) == (
+        1,
+        "contextward verify refused · `ls; echo done` · could not be proven 2 time(s) in a row",
+    )
 
 
 def test_the_owner_clears_a_streak_the_brake_holds(

@@ -9,6 +9,7 @@ import pytest
 from contextward.guard.evidence import run_verified
 from contextward.guard.loops import (
     NUDGE,
+    Streak,
     check,
     decide,
     open_loops,
@@ -130,6 +131,40 @@ def test_unproven_pipeline_success_counts_as_an_attempt(store: Store) -> None:
     record_outcome(store, "pytest | tee log", 1)
     record_outcome(store, "pytest | tee log", 0)
     assert not decide(store, "pytest | tee log").allowed
+
+
+def test_the_refusal_of_unproven_runs_states_the_rule_in_what_it_counted(store: Store) -> None:
+    for _ in range(2):
+        record_outcome(store, "npm test | tee log", 0)
+    assert decide(store, "npm test | tee log").reason == (
+        "refused: `npm test | tee log` could not be proven 2 time(s) in a row; the loop brake"
+        " refuses a command after 2 identical runs that could not be proven; " + NUDGE + "; if a"
+        " fix should be checked with it, the owner (not the agent) clears the streak:"
+        " `contextward loops --reset -- 'npm test | tee log'`"
+    )
+    record_outcome(store, "npm test | tee log", 1)
+    assert decide(store, "npm test | tee log", threshold=5).reason == (
+        "`npm test | tee log` failed 1 time(s) and could not be proven 2 time(s) in a row; the"
+        " attempt after 4 identical runs that failed or could not be proven is refused"
+    )
+
+
+def test_an_open_loop_shows_the_command_as_run_and_keeps_its_key(
+    store: Store, tmp_path: Path
+) -> None:
+    for _ in range(2):
+        assert run_verified(store, "ls; echo done", cwd=tmp_path).run is not None
+    (loop,) = open_loops(store)
+    assert (loop.streak_key, loop.command, loop.failures, loop.counted) == (
+        "ls",
+        "ls; echo done",
+        2,
+        Streak(failed=0, unproven=2),
+    )
+    assert loop.describe() == "could not be proven 2 time(s)"
+    refused = decide(store, "ls; echo done")
+    assert (refused.allowed, refused.streak_key, refused.command) == (False, "ls", "ls; echo done")
+    assert refused.reason.startswith("refused: `ls; echo done` could not be proven 2 time(s)")
 
 
 def test_unproven_test_runs_are_refused_as_unproven_not_as_failures(store: Store) -> None:

@@ -534,7 +534,7 @@ def _loops(store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines) -
     )
     shown = loops[: caps.open_loops]
     lines = [
-        f"- `{fmt.line(loop.command, 80)}`: {loop.failures} failing"
+        f"- `{fmt.line(loop.command, 80)}`: {loop.describe()} in a row"
         + (" (the next identical run is refused)" if loop.blocked else "")
         for loop in shown
     ]

@@ -79,8 +79,8 @@ def _print_result(result: VerifyResult) -> None:
     if run is None:
         decision = result.decision
         say(
-            f"contextward verify refused · `{mask(decision.streak_key)}` · "
-            f"{decision.prior_failures} prior failures"
+            f"contextward verify refused · `{decision.command}` · "
+            f"{decision.counted.describe()} in a row"
         )
         say(f"Nudge: {NUDGE}.")
         return
@@ -170,7 +170,10 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
             [
                 {
                     "command": loop.command,
+                    "streak_key": shown_key(mask(loop.streak_key)),
                     "failures": loop.failures,
+                    "failed": loop.counted.failed,
+                    "unproven": loop.counted.unproven,
                     "threshold": loop.threshold,
                     "blocked": loop.blocked,
                     "last_at": loop.last_at,
@@ -181,10 +184,13 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
     elif not loops:
         say("loops: none")
     else:
-        say(f"loops: {len(loops)} failing command(s) (refused at attempt {cfg.loop_block_after})")
+        say(
+            f"loops: {counted(len(loops), 'open streak')}"
+            f" (refused at attempt {cfg.loop_block_after})"
+        )
         for loop in loops:
-            state = "BLOCKED" if loop.blocked else "failing"
-            say(f"  {state} `{loop.command}` · {loop.failures} failure(s) in a row")
+            state = "BLOCKED" if loop.blocked else "open"
+            say(f"  {state} `{loop.command}` · {loop.describe()} in a row")
         if blocked:
             say(f"Nudge: {NUDGE}.")
     sys.exit(1 if blocked else 0)

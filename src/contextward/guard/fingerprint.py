@@ -190,6 +190,19 @@ def _render(tokens: list[Token]) -> str:
     return " ".join(";" if t.text == "\n" else t.text for t in tokens)
 
 
+def shown_command(command: str) -> str:
+    """A command (or fingerprint) as it is shown to people: its words and operators one
+    space apart, a ``;`` against the word before it (``ls; echo done``)."""
+    parts: list[str] = []
+    for token in shell_tokens(command):
+        text = ";" if token.text == "\n" else token.text
+        if parts and token.op and text == ";":
+            parts[-1] += ";"
+        else:
+            parts.append(text)
+    return " ".join(parts)
+
+
 def _strip_trailing_separators(tokens: list[Token]) -> list[Token]:
     end = len(tokens)
     while end and tokens[end - 1].op and tokens[end - 1].text in _LIST_SEPARATORS - {"&"}:
@@ -636,6 +649,7 @@ __all__ = [
     "is_test_run",
     "pipefail_rewrite",
     "shell_tokens",
+    "shown_command",
     "streak_key",
     "untrusted_reasons",
 ]

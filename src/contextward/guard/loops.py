@@ -31,50 +31,11 @@ from ..redact import mask
 from ..store import Attempt, Store, project_root, storable
 from ..store.config import load_config
 from ..store.text import shown_key
-from .fingerprint import CommandAssessment, assess, is_test_run
+from .fingerprint import CommandAssessment, assess, is_test_run, shown_command
 
 #: How many attempts of one key are scanned for the current streak.
 SCAN_LIMIT = 200
 NUDGE = "change the approach or gather new information; do not re-run it unchanged"
-
-
-@dataclass(frozen=True)
-class LoopDecision:
-    """Allow or refuse one attempt. ``reason`` is empty for a command with no streak."""
-
-    allowed: bool
-    fingerprint: str
-    streak_key: str
-    prior_failures: int
-    threshold: int
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class LoopStatus:
-    """One command's current failing streak (for ``contextward loops`` and the brief)."""
-
-    streak_key: str
-    failures: int
-    threshold: int
-    last_at: str
-
-    @property
-    def command(self) -> str:
-        """The command as shown: masked, without the digest that keeps secrets apart."""
-        return shown_key(self.streak_key)
-
-    @property
-    def blocked(self) -> bool:
-        """True when the next identical attempt would be refused."""
-        return self.failures >= self.threshold - 1
-
-
-def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
-    """``fail`` for non-zero, ``unproven`` for an exit 0 that proves nothing, else ``success``."""
-    if exit_code != 0:
-        return "fail"
-    return "success" if assessment.trusted else "unproven"
 
 
 @dataclass(frozen=True)
@@ -96,6 +57,62 @@ class Streak:
         if self.unproven:
             parts.append(f"could not be proven {self.unproven} time(s)")
         return " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class LoopDecision:
+    """Allow or refuse one attempt. ``reason`` is empty for a command with no streak."""
+
+    allowed: bool
+    fingerprint: str
+    streak_key: str
+    prior_failures: int
+    threshold: int
+    reason: str = ""
+    #: What ``prior_failures`` counted: failed runs and unproven exits 0.
+    counted: Streak = Streak()
+
+    @property
+    def command(self) -> str:
+        """The command as the agent ran it, masked (``ls; echo done``, whose key is ``ls``)."""
+        return shown_command(mask(self.fingerprint))
+
+
+@dataclass(frozen=True)
+class LoopStatus:
+    """One command's current streak (for ``contextward loops`` and the brief): ``failures``
+    attempts in all, ``counted`` says which failed and which could not be proven."""
+
+    streak_key: str
+    failures: int
+    threshold: int
+    last_at: str
+    #: The command as the agent last ran it under this key, masked: ``ls; echo done`` for
+    #: the key ``ls`` (a trailing ``; echo`` masks nothing the key must keep apart).
+    ran: str = ""
+    counted: Streak = Streak()
+
+    @property
+    def command(self) -> str:
+        """The command as shown: as the agent ran it, masked, else the key without the
+        digest that keeps secrets apart."""
+        return shown_command(self.ran) if self.ran else shown_key(self.streak_key)
+
+    def describe(self) -> str:
+        """ "failed 2 time(s)", "could not be proven 2 time(s)", or both (as counted)."""
+        return self.counted.describe() or f"{self.failures} time(s)"
+
+    @property
+    def blocked(self) -> bool:
+        """True when the next identical attempt would be refused."""
+        return self.failures >= self.threshold - 1
+
+
+def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
+    """``fail`` for non-zero, ``unproven`` for an exit 0 that proves nothing, else ``success``."""
+    if exit_code != 0:
+        return "fail"
+    return "success" if assessment.trusted else "unproven"
 
 
 def streak(
@@ -166,8 +183,9 @@ def decide(
     found = assess(storable(command))
     counted = streak(store, found.streak_key, session_id=session_id, proven=found.trusted)
     failures = counted.total
-    # The reason is shown to the model and the user: never the command's secrets.
-    shown = mask(found.streak_key)
+    # The reason is shown to the model and the user: the command as the agent ran it,
+    # never its secrets.
+    shown = shown_command(mask(found.fingerprint)) if failures else ""
     if failures >= max(1, threshold) - 1 and failures > 0:
         return LoopDecision(
             False,
@@ -178,15 +196,19 @@ def decide(
             # The streak can pass the limit (failures a host reported with no attempt in
             # between), so say the rule, not an "attempt N of M" that no longer adds up.
             f"refused: `{shown}` {counted.describe()} in a row; the loop brake refuses"
-            f" a command after {_failures(max(1, threshold) - 1)}; {NUDGE}; {_clearing(shown)}",
+            f" a command after {_runs(max(1, threshold) - 1, counted)}; {NUDGE};"
+            f" {_clearing(mask(found.streak_key))}",
+            counted,
         )
     reason = (
         f"`{shown}` {counted.describe()} in a row; the attempt after "
-        f"{_failures(threshold - 1)} is refused"
+        f"{_runs(threshold - 1, counted)} is refused"
         if failures
         else ""
     )
-    return LoopDecision(True, found.fingerprint, found.streak_key, failures, threshold, reason)
+    return LoopDecision(
+        True, found.fingerprint, found.streak_key, failures, threshold, reason, counted
+    )
 
 
 def _clearing(shown: str) -> str:
@@ -201,8 +223,13 @@ def _clearing(shown: str) -> str:
     return f"if a fix should be checked with it, the owner (not the agent) clears the streak: {how}"
 
 
-def _failures(n: int) -> str:
-    return f"{n} identical failure" + ("" if n == 1 else "s")
+def _runs(n: int, counted: Streak) -> str:
+    """The brake's rule in the words of what it counted: "2 identical failures" only when
+    every run counted failed; an exit 0 that could not be proven is no failure."""
+    if not counted.unproven:
+        return f"{n} identical failure" + ("" if n == 1 else "s")
+    what = "could not be proven" if not counted.failed else "failed or could not be proven"
+    return f"{n} identical run{'' if n == 1 else 's'} that {what}"
 
 
 def record_refusal(
@@ -244,10 +271,15 @@ def open_loops(
     """Commands whose latest attempts are failing, most recent first."""
     out: list[LoopStatus] = []
     for key in store.attempts.recent_keys(limit=limit * 5, session_id=session_id):
-        attempts = store.attempts.for_key(key, limit=SCAN_LIMIT, session_id=session_id)
-        failures = streak_failures(store, key, session_id=session_id)
-        if failures and attempts:
-            out.append(LoopStatus(key, failures, threshold, attempts[0].created_at))
+        attempts = store.attempts.for_key(key, limit=1, session_id=session_id)
+        counted = streak(store, key, session_id=session_id)
+        if counted.total and attempts:
+            last = attempts[0]
+            out.append(
+                LoopStatus(
+                    key, counted.total, threshold, last.created_at, last.fingerprint, counted
+                )
+            )
         if len(out) >= limit:
             break
     return out

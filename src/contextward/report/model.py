@@ -238,7 +238,7 @@ def gather(
         evidence=evidence,
         verdicts=_verdicts(store),
         loops=tuple(
-            LoopStatus(_clean(s.command), s.failures, s.threshold, s.last_at)
+            LoopStatus(_clean(s.command), s.failures, s.threshold, s.last_at, counted=s.counted)
             for s in open_loops(store, threshold=threshold, limit=LOOPS_SHOWN)
         ),
         loop_threshold=threshold,
