@@ -26,6 +26,26 @@ def env(tmp_path: Path) -> dict[str, str]:
     return {"CONTEXTWARD_HOME": str(tmp_path / "personal")}
 
 
+def passing_run(
+    store: Store, command: str = "pytest -q", *, ms: int = 900, session_id: str | None = None
+) -> None:
+    """An evidence row of a passing ``command``."""
+    store.evidence.record(
+        command=command,
+        fingerprint=command,
+        streak_key=command,
+        cwd=".",
+        exit_code=0,
+        duration_ms=ms,
+        verdict="ok",
+        reasons=(),
+        digest="",
+        output_bytes=0,
+        attempt_outcome="success",
+        session_id=session_id,
+    )
+
+
 def section(text: str, title: str) -> list[str]:
     lines = text.splitlines()
     start = lines.index(f"{title}:") + 1
@@ -94,19 +114,7 @@ def test_precedents_owner_statements_loops_and_last_evidence(
     store.prompts.record("Please keep the diff small. Never push to main.")
     record_outcome(store, "pytest -q", 1)
     record_outcome(store, "pytest -q", 1)
-    store.evidence.record(
-        command="npm run check",
-        fingerprint="npm run check",
-        streak_key="npm run check",
-        cwd=".",
-        exit_code=0,
-        duration_ms=1440,
-        verdict="ok",
-        reasons=(),
-        digest="",
-        output_bytes=0,
-        attempt_outcome="success",
-    )
+    passing_run(store, "npm run check", ms=1440)
     brief = render_brief(store, env=env)
     assert section(brief.text, "precedents") == ["- Mock the clock, do not bump the timeout (j-1)"]
     assert section(brief.text, "owner said") == [
@@ -225,20 +233,7 @@ def test_a_new_session_starts_with_the_owners_standing_words_of_earlier_sessions
 def test_a_new_session_is_told_the_last_evidence_is_an_earlier_sessions(
     store: Store, env: dict[str, str]
 ) -> None:
-    store.evidence.record(
-        command="pytest -q",
-        fingerprint="pytest -q",
-        streak_key="pytest -q",
-        cwd=".",
-        exit_code=0,
-        duration_ms=900,
-        verdict="ok",
-        reasons=(),
-        digest="",
-        output_bytes=0,
-        attempt_outcome="success",
-        session_id="A",
-    )
+    passing_run(store, session_id="A")
     tail = render_brief(store, env=env, session_id="B").text.splitlines()[-1]
     assert tail == (
         "last evidence: ev-0001 ok exit 0 900ms `pytest -q` "
@@ -253,20 +248,7 @@ def test_evidence_older_than_a_file_change_is_marked_stale(
     from contextward.state import StateProject, file_modified
 
     def run() -> None:
-        store.evidence.record(
-            command="pytest -q",
-            fingerprint="pytest -q",
-            streak_key="pytest -q",
-            cwd=".",
-            exit_code=0,
-            duration_ms=900,
-            verdict="ok",
-            reasons=(),
-            digest="",
-            output_bytes=0,
-            attempt_outcome="success",
-            session_id="A",
-        )
+        passing_run(store, session_id="A")
 
     def tail() -> str:
         return render_brief(store, env=env, session_id="A").text.splitlines()[-1]

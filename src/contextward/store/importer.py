@@ -86,10 +86,10 @@ def import_export(store: Store, lines: Iterable[bytes]) -> ImportResult:
     with store.write() as conn:
         for name in LOADED:
             spec = _SPECS[name]
-            have = Counter(spec.key(dict(r)) for r in conn.execute(spec.existing))
+            have = Counter(spec.identity(dict(r)) for r in conn.execute(spec.existing))
             new = 0
             for row in wanted[name]:
-                key = spec.key(row)
+                key = spec.identity(row)
                 if have[key] > 0:
                     have[key] -= 1  # one row of the file matched by one row of the store
                     continue
@@ -179,7 +179,11 @@ class _Spec:
     existing: str
     insert: str
     values: Callable[[Row], tuple[Any, ...]]
-    key: Callable[[Row], Key]
+    #: What makes a row the same row (default: all its values).
+    key: Callable[[Row], Key] | None = None
+
+    def identity(self, row: Row) -> Key:
+        return (self.key or self.values)(row)
 
 
 def _tags(value: object) -> str:
@@ -209,14 +213,6 @@ _SPECS: dict[str, _Spec] = {
             " VALUES (?, ?, ?, ?, ?, ?)"
         ),
         values=lambda r: (
-            r["created_at"],
-            r["type"],
-            r["text"],
-            _tags(r["tags"]),
-            r["provenance"],
-            r["session_id"],
-        ),
-        key=lambda r: (
             r["created_at"],
             r["type"],
             r["text"],
