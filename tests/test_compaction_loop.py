@@ -770,3 +770,17 @@ def test_the_restore_block_hands_the_model_words_only(store: Store) -> None:
     text = render_restore(plan_restore(store, session_id="s"))
     assert "Never push to main; open a PR first." in text
     assert not any(ch in text for ch in "\x1b\u202e\u202c\u200b")
+
+
+def test_a_rule_in_the_contract_and_in_the_session_is_one_item(store: Store) -> None:
+    assert store.root is not None
+    add_constraint(store.root, "Never push to main")
+    said = [
+        Message("u1", "user", "Goal: ship the export."),
+        Message("u2", "user", "Never push to main."),
+    ]
+    taken = capture(store, said, session_id="s")
+    rules = [i for i in taken.snapshot.items if "push to main" in i.content.lower()]
+    assert [(i.content, i.critical) for i in rules] == [("Never push to main.", True)]
+    check_summary(store, "Goal: ship the export.", session_id="s")
+    assert render_restore(plan_restore(store, session_id="s")).count("push to main") == 1

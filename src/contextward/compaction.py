@@ -18,6 +18,7 @@ Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -308,14 +309,24 @@ def summary_text(raw: str) -> str:
 
 
 def _deduplicated(snapshot: Snapshot) -> Snapshot:
-    seen: set[str] = set()
-    items = []
+    """One item per statement: "Never push to main." said in the session and "Never push
+    to main" in the contract are one rule, restored once (critical if either is)."""
+    seen: dict[str, int] = {}
+    items: list[ContextItem] = []
     for item in snapshot.items:
-        key = " ".join(item.content.lower().split())
+        key = _SAME.sub("", " ".join(item.content.casefold().split()))
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(items)
             items.append(item)
+        elif item.critical and not items[seen[key]].critical:
+            kept = items[seen[key]]
+            items[seen[key]] = ContextItem(kept.id, kept.kind, kept.content, True)
     return Snapshot(tuple(items))
+
+
+#: What two statements of one thing may differ by: a closing full stop, a label ("Rejected:"
+#: is no label: it turns the statement around).
+_SAME = re.compile(r"^(?:decision|rule)\s*:\s*|[\s.。!！;；]+$")
 
 
 def _guidance(
