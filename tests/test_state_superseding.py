@@ -45,6 +45,12 @@ def decisions(project: StateProject) -> list[tuple[str, str]]:
         ),
         ("Set the HTTP timeout to 30 seconds", "Set the HTTP timeout to 90 seconds"),
         ("主数据库用 PostgreSQL", "主数据库改用 MySQL"),
+        # What the new one says it leaves, or a new number for the same words.
+        ("Store uploads on S3.", "Uploads go to GCS now, not S3."),
+        ("Use Celery for background jobs.", "Drop Celery; background jobs run on RQ."),
+        ("上传文件存到 S3。", "上传改存 GCS，不用 S3 了。"),
+        ("Use Postgres for orders.", "Move orders from Postgres to MySQL."),
+        ("Page size is 50.", "Make the page size 200."),
     ],
 )
 def test_a_decision_that_replaces_an_earlier_one_supersedes_it(
@@ -70,6 +76,11 @@ def test_a_decision_that_replaces_an_earlier_one_supersedes_it(
         ("Use PostgreSQL for the primary datastore", "Use Redis for the cache"),
         ("Use pnpm", "Use pnpm for the monorepo too"),
         ("Never push to main", "Always open a PR"),
+        # A full stop is no part of a name; a thing named in passing is not left.
+        ("Use Redis for the cache.", "Use Redis for the queue."),
+        ("Store uploads on S3.", "Copy logs from S3 nightly."),
+        ("Store uploads on S3.", "Logs are not on S3."),
+        ("Use 4 workers for export.", "Use 8 workers for import."),
     ],
 )
 def test_a_decision_beside_an_earlier_one_supersedes_nothing(

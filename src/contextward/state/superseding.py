@@ -22,12 +22,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.textnorm import words
 from .document import Decision
 
 #: Inspection reads the first message as the session's goal, which no later
 #: statement retires by guesswork: the decisions come after an opening of their own.
 _OPENING = "These are the project's recorded decisions, oldest first."
-_WORD = re.compile(r"[\w.+#/-]+")
+#: A word, its inner dots kept ("us-east-1", "v2.1") and a full stop after it left out.
+_WORD = re.compile(r"[\w+#/-]+(?:\.[\w+#/-]+)*")
 _NOISE = frozenset(("transient", "tool_output"))
 
 
@@ -55,7 +57,13 @@ def replacing(decisions: Sequence[Decision], text: str, *, rejected: bool) -> Re
     if rejected:
         return Replacing(tuple(same))
     current = [(number, old) for number, old in enumerate(decisions) if old.current]
-    swapped = [number for number, old in current if _one_name_swapped(old.text, text)]
+    swapped = [
+        number
+        for number, old in current
+        if _one_name_swapped(old.text, text)
+        or _turned_from(old.text, text)
+        or _new_number(old.text, text)
+    ]
     found = set(same) | set(swapped) | _read_as_replaced(current, text)
     return Replacing(tuple(sorted(found)))
 
@@ -73,6 +81,40 @@ def _one_name_swapped(old: str, new: str) -> bool:
         return False
     apart = [(x, y) for x, y in zip(a, b, strict=True) if x.casefold() != y.casefold()]
     return len(apart) == 1 and all(_name_shaped(word) for word in apart[0])
+
+
+#: What a new decision says it leaves: "…, not S3", "Drop Celery;", "from S3 to GCS",
+#: "不用 S3 了".
+_LEAVES = re.compile(
+    r"(?:\bnot|\binstead of|\brather than|\bno longer(?: use)?|\bdrop|\bditch)\s+"
+    r"(?:the\s+)?([a-z0-9][\w+#/-]*(?:\.[\w+#/-]+)*)"
+    r"|\bfrom\s+(?:the\s+)?([a-z0-9][\w+#/-]*(?:\.[\w+#/-]+)*)\s+(?:to|onto)\b"
+    r"|(?:不用|不再用|弃用|别用)\s*([a-z0-9][\w+#.-]*)"
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+#: Words that say nothing of what a decision is about.
+_FILLER = words(
+    """a an the is are be been to of for on in at by it its make set use keep now from with and
+    or yet only all any every this that so too very just also"""
+)
+
+
+def _turned_from(old: str, new: str) -> bool:
+    """The new decision names, as what it leaves, a thing the old one chose: "Uploads go
+    to GCS now, not S3." after "Store uploads on S3."; "上传改存 GCS，不用 S3 了。"."""
+    words = {w.casefold() for w in _WORD.findall(old)} - _FILLER
+    left = {a or b or c for a, b, c in _LEAVES.findall(new.casefold())}
+    return bool(left & words)
+
+
+def _new_number(old: str, new: str) -> bool:
+    """One number each, another one now, about the same words: "Make the page size 200."
+    after "Page size is 50."."""
+    a, b = _NUMBER.findall(old), _NUMBER.findall(new)
+    if len(a) != 1 or len(b) != 1 or a == b:
+        return False
+    said = {w.casefold() for w in _WORD.findall(old) if not w[0].isdigit()} - _FILLER
+    return bool(said) and said <= {w.casefold() for w in _WORD.findall(new)}
 
 
 def _name_shaped(word: str) -> bool:
