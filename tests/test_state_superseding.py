@@ -81,6 +81,7 @@ def test_a_decision_that_replaces_an_earlier_one_supersedes_it(
         ("Store uploads on S3.", "Copy logs from S3 nightly."),
         ("Store uploads on S3.", "Logs are not on S3."),
         ("Use 4 workers for export.", "Use 8 workers for import."),
+        ("decision 1", "decision 2"),
     ],
 )
 def test_a_decision_beside_an_earlier_one_supersedes_nothing(

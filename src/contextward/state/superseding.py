@@ -114,7 +114,8 @@ def _new_number(old: str, new: str) -> bool:
     if len(a) != 1 or len(b) != 1 or a == b:
         return False
     said = {w.casefold() for w in _WORD.findall(old) if not w[0].isdigit()} - _FILLER
-    return bool(said) and said <= {w.casefold() for w in _WORD.findall(new)}
+    # Two words at least: "decision 2" after "decision 1" names no subject.
+    return len(said) >= 2 and said <= {w.casefold() for w in _WORD.findall(new)}
 
 
 def _name_shaped(word: str) -> bool:
