@@ -231,6 +231,15 @@ FLIPS_IN_OTHER_WORDS = [
     ),
 ]
 STILL_SAID = [
+    # A rejection label before the thing turns it down as the rule does.
+    (
+        "Don't use pandas for the CSV writer: it adds 40 MB to the lambda bundle.",
+        "Rejected: pandas for the CSV writer (adds 40 MB to the lambda bundle).",
+    ),
+    (
+        "Don't use pandas for the CSV writer: it adds 40 MB to the lambda bundle.",
+        "Rejected approaches: using pandas for the CSV writer, it adds 40 MB to the lambda bundle.",
+    ),
     # The set-aside thing named apart from the choice, in the reason.
     (
         "Actually use the stdlib csv module instead of pandas; pandas is too heavy for the lambda.",

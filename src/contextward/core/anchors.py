@@ -270,7 +270,7 @@ def _tokens(lowered: str) -> list[tuple[str, int]]:
                 out.append((token[last:], match.start() + last))
         else:
             out.append((token, match.start()))
-    if not _NUMBER_WORDS.keys().isdisjoint(map(itemgetter(0), out)):
+    if not NUMBER_WORDS.isdisjoint(map(itemgetter(0), out)):
         out = _counted(out)
     return out
 
@@ -306,6 +306,10 @@ _NUMBER_WORDS = {
 } | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
 
 
+#: The number words, as a set the hot loops test a segment's tokens against.
+NUMBER_WORDS = frozenset(_NUMBER_WORDS)
+
+
 def _counted(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """ "Keep two replicas" as "Keep 2 replicas": a number word and the noun it counts
     make one value token, as the digits do. "one of them", "the other one" stay words."""
@@ -323,7 +327,7 @@ def _counted(tokens: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 def counted_words(tokens: list[str]) -> list[str]:
     """Plain tokens with "two replicas" read as "2 replicas" (the context index's form)."""
-    if _NUMBER_WORDS.keys().isdisjoint(tokens):
+    if NUMBER_WORDS.isdisjoint(tokens):
         return tokens
     out: list[str] = []
     skip = False

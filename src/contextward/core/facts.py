@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any, TypeVar
 
 from .anchors import (
+    NUMBER_WORDS,
     REVOKE_RE,
     Clause,
     Ident,
@@ -214,9 +215,12 @@ class ContextIndex:
         postings: defaultdict[str, list[int]] = defaultdict(list)
         memo: dict[str, tuple[str, ...]] = {}  # per call: a context repeats its words
         findall = TOKEN_RE.findall
+        number_words = NUMBER_WORDS
         keys_of_token = memo.__getitem__
         for number, part in enumerate(parts):
-            tokens = counted_words(findall(part.lower()))
+            tokens = findall(part.lower())
+            if not number_words.isdisjoint(tokens):  # "two replicas": read as "2 replicas"
+                tokens = counted_words(tokens)
             for token in tokens:
                 if token not in memo:
                     memo[token] = token_keys(token)
@@ -728,7 +732,7 @@ def _compare(
     for clause in relevant:
         region_cues.update(dict(clause.cues))
         region_cues["neg"] -= _set_aside(clause, keyset)
-        region_cues["turned_down"] += _turned_down(clause)
+        region_cues["turned_down"] += _turned_down(clause) + _under_label(parts, clause)
     # "(switched from Heroku)" anywhere in the region sets aside what the item turns down.
     region_cues["turned_down"] += sum(_moved_from(clause, held[1]) for clause in parts)
     said = frozenset().union(*(c.keys for c in relevant))
@@ -856,6 +860,14 @@ def _set_aside(clause: Clause, keyset: set[str]) -> int:
     "uses pyvips instead of Pillow" sets Pillow aside, and says "Go with pyvips." as it is."""
     words = clause.surface
     return sum(1 for n in _set_aside_at(words) if not set(token_keys(words[n])) & keyset)
+
+
+def _under_label(parts: list[Clause], clause: Clause) -> int:
+    """1 when a rejection label stands just before ``clause`` in its sentence: "Rejected:
+    pandas for the CSV writer" turns pandas down as "Don't use pandas" does."""
+    at = next((n for n, part in enumerate(parts) if part is clause), 0)
+    label = parts[at - 1] if at > 0 else None
+    return int(label is not None and bool(label.cue("reject")) and 0 < len(label.surface) <= 3)
 
 
 def _set_aside_unsaid(clause: Clause, region: list[Clause]) -> int:
@@ -1129,12 +1141,13 @@ def _clause_flip(
             continue  # "Celery is overkill here" in "use RQ instead of Celery": dropping it agrees
         others = frozenset().union(*(p.keys for p in profile.clauses if p is not part)) - keys
         holders = [number for number in window if keys <= index.keysets[number]]
-        for clause in (clause for number in holders for clause in index.clauses(number)):
+        for number, clause in ((n, c) for n in holders for c in index.clauses(n)):
             if keys <= clause.keys and not (alone and clause.keys & others):
                 item_cues, region_cues = Counter(dict(part.cues)), Counter(dict(clause.cues))
                 # "Use 8 workers instead of 4." -> "We use 8 workers.": no rule left out.
                 item_cues["neg"] -= _set_aside(part, set(clause.keys))
-                agreeing = _turned_down(clause) if item_cues["neg"] else 0
+                turned = _turned_down(clause) + _under_label(index.clauses(number), clause)
+                agreeing = turned if item_cues["neg"] else 0
                 region_cues["turned_down"] = agreeing
                 if region_cues["revoke"] - agreeing > item_cues["revoke"] and not _about_another(
                     [clause], held, set(weights)
