@@ -38,6 +38,8 @@ from inspect_helpers import kind, only, run
         ("Set the HTTP timeout to 30 seconds.", "decision"),
         ("Switch the export job queue from SQS to Kafka.", "decision"),
         ("限流阈值设成每分钟 100 次。", "decision"),
+        ("导出编码改成 GBK，财务用 Excel 打开。", "decision"),
+        ("任务状态改成存 Redis。", "decision"),
         ("超时改成 15 秒。", "decision"),
         ("ok switch the issuer to dns-01 via cloudflare api", "decision"),
         # A limit or a compatibility the owner sets is a requirement, so it is guarded.

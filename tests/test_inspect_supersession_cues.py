@@ -853,6 +853,7 @@ def test_the_assistant_cannot_lift_the_owners_rule() -> None:
         ("We'll deploy on Fridays.", "Move deploys to Tuesdays.", True),
         ("Put the config in config.yaml.", "Move the config to pyproject.toml.", True),
         ("缓存用 Redis。", "缓存换成 Memcached。", True),
+        ("导出文件用 UTF-8 编码。", "导出编码改成 GBK，财务用 Excel 打开。", True),
         ("打包工具用 webpack。", "打包换成 vite 吧，webpack 太慢了。", True),
         # The same choice said again, a purpose, an addition, another thing: nothing goes.
         ("Use PostgreSQL for the invoice store.", "Switch the invoice store to Postgres.", False),

@@ -373,9 +373,10 @@ SETS = _re(
     # "Keep the connection pool at 20 connections.": a value set, not a thing kept as is.
     r"^(?:please,? )?keep\s+(?:the |our )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?\s+at\s+[~≈]?\d|"
     # "导出任务超时时间设为 10 分钟。", "把并发调到 8": a named thing set to a value.
-    # "限流阈值设成每分钟 100 次": a rate's period before its number.
+    # "限流阈值设成每分钟 100 次": a rate's period before its number; "导出编码改成 GBK",
+    # "任务状态改成存 Redis": a named thing set to another name.
     r"^(?:请)?(?:把)?[^，,。；;？?\s]{1,20}?\s*(?:设为|设成|设置为|设置成|调到|调成|调为|定为|改成|改为|改到)\s*"
-    r"(?:每(?:秒|分钟?|小时|天|周|月)\s*)?[~约]?\d"
+    r"(?:(?:每(?:秒|分钟?|小时|天|周|月)\s*)?[~约]?\d|(?:存到?|用|放到?)?\s*[A-Za-z])"
 )
 STRONG_PREFERENCE = _re(
     r"\bi (?:prefer|'d prefer|would prefer|'d rather|would rather)\b|我更喜欢|我喜欢|偏好|更倾向"
