@@ -216,8 +216,9 @@ def test_the_summary_content_is_still_inspected() -> None:
         c = _by_content(result, text)
         assert (c.kind, c.action) == (kind, "keep"), text
         assert "s1" in c.sources
-    # The summary quoting the owner's message is the owner's message: merged, not superseded.
-    redis = _by_content(result, '"Use Redis, not memcached."')
+    # The summary quoting the owner's message is the owner's message: merged, not superseded,
+    # and kept without the summary's quotation marks.
+    redis = _by_content(result, "Use Redis, not memcached.")
     assert redis.kind == "decision" and redis.action == "keep"
     assert set(redis.sources) == {"s1", "u2", "s2"}
     assert redis.superseded_by is None
@@ -314,3 +315,16 @@ def test_a_numbered_section_title_is_kept_apart_from_its_text_on_the_same_line()
     assert kept["Goal: migrate the invoice service to Python 3.12."] == "goal"
     assert kept["write the migration notes."] == "todo"
     assert not any(text.startswith(("Primary Request", "Pending Tasks")) for text in kept)
+
+
+def test_a_quoted_owner_message_of_two_sentences_keeps_no_stray_quotation_mark() -> None:
+    summary = (
+        "6. All user messages:\n"
+        '   - "Never push directly to main; always open a PR."\n'
+        '   - "每页改成 200 条。后面再说。"\n'
+    )
+    result = inspect_messages([Message("c1", "user", summary, summary=True)])
+    contents = {c.content for c in result.candidates}
+    assert "Never push directly to main; always open a PR." in contents
+    assert {"每页改成 200 条。", "后面再说。"} <= contents
+    assert not any(c.count('"') % 2 for c in contents)

@@ -136,13 +136,28 @@ def _split_quotes(pieces: list[Unit]) -> list[Unit]:
     section: str | None = None
     for whole in pieces:
         for unit in _title_apart(whole):
-            if not (unit.code or unit.boilerplate) and _is_title(unit):
+            title = not (unit.code or unit.boilerplate) and _is_title(unit)
+            if title:
                 section = _section(unit.text)
-            if section == "user" and unit.bullet and not unit.code:
-                out.extend(units(unit.text))
+            if section == "user" and unit.bullet and not unit.code and not title:
+                out.extend(units(_unquoted(unit.text)))
             else:
                 out.append(unit)
     return out
+
+
+#: The quotation marks a summary puts around an owner message it quotes.
+_QUOTES = {'"': '"', "“": "”", "「": "」", "『": "』", "'": "'"}
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without the quotation marks around it: "\"Use Postgres.\"" is the owner's
+    "Use Postgres.", and a message of two sentences keeps no stray mark on either."""
+    text = text.strip()
+    close = _QUOTES.get(text[:1])
+    if close and len(text) > 1 and text.endswith(close) and text.count(text[0]) <= 2:
+        return text[1:-1].strip()
+    return text
 
 
 def _title_apart(unit: Unit) -> list[Unit]:
