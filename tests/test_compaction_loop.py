@@ -784,3 +784,24 @@ def test_a_rule_in_the_contract_and_in_the_session_is_one_item(store: Store) -> 
     assert [(i.content, i.critical) for i in rules] == [("Never push to main.", True)]
     check_summary(store, "Goal: ship the export.", session_id="s")
     assert render_restore(plan_restore(store, session_id="s")).count("push to main") == 1
+
+
+def test_an_owner_message_a_summary_quotes_is_replaced_by_a_later_quote(store: Store) -> None:
+    said = [
+        "Never push directly to main; always open a PR.",
+        "Use Postgres for the export job state.",
+        "Use requests for the HTTP client.",
+        "Switch the export job state from Postgres to SQLite.",
+        "Actually use httpx instead of requests.",
+    ]
+    summary = "6. All user messages:\n" + "".join(f'   - "{text}"\n' for text in said)
+    capture(store, [Message("u0", "user", "Build the CSV export.")], session_id="s")
+    second = [Message("c1", "user", summary, summary=True), Message("u9", "user", "go on")]
+    taken = capture(store, second, session_id="s")
+    contents = {i.content for i in taken.snapshot.items}
+    # What the owner replaced, quoted by the summary, is not kept as the owner's word.
+    assert "Use Postgres for the export job state." not in contents
+    assert "Use requests for the HTTP client." not in contents
+    assert "Actually use httpx instead of requests." in contents
+    must = taken.guidance.split("Can discard")[0]
+    assert "Use Postgres" not in must and "Use requests" not in must

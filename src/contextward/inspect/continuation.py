@@ -18,6 +18,7 @@ it must never become a constraint. Never classifies the summary text.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .classifier import IMPORTANCE, Classification, Context, classify
 from .segment import Unit, units
@@ -134,16 +135,22 @@ def _split_quotes(pieces: list[Unit]) -> list[Unit]:
     a rule the owner lifted later is retired in the quote too, never restored from it."""
     out: list[Unit] = []
     section: str | None = None
+    quotes = 0
     for whole in pieces:
         for unit in _title_apart(whole):
             title = not (unit.code or unit.boilerplate) and _is_title(unit)
             if title:
                 section = _section(unit.text)
             if section == "user" and unit.bullet and not unit.code and not title:
-                out.extend(units(_unquoted(unit.text)))
+                quotes = min(quotes + 1, MAX_QUOTES)
+                out.extend(replace(p, quoted=quotes) for p in units(_unquoted(unit.text)))
             else:
                 out.append(unit)
     return out
+
+
+#: How many quoted owner messages of one summary stand apart (the rest share the last).
+MAX_QUOTES = 1023
 
 
 #: The quotation marks a summary puts around an owner message it quotes.

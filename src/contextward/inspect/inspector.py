@@ -16,7 +16,7 @@ from ..redact import prefix
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
-from .continuation import classify_summary, is_continuation, summary_units
+from .continuation import MAX_QUOTES, classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import ASKS, REASON
 from .message import Message, fold, own_block
@@ -55,6 +55,10 @@ _ERROR_HINTS = (
 _ERROR_HINT = re.compile("|".join(map(re.escape, _ERROR_HINTS)))
 
 _QUOTES = "\"'`“”‘’「」『』 "
+
+
+#: Positions a message spans: itself and the owner messages a summary in it quotes.
+_QUOTE_ROOM = MAX_QUOTES + 1
 
 
 class _Builder:
@@ -132,7 +136,9 @@ def inspect_messages(
     failed = False  # the last tool run failed
     turn, speaker = 0, ""
     own = 0
-    for position, message in enumerate(messages):
+    for index, message in enumerate(messages):
+        # Room between two messages' positions for the owner messages a summary quotes.
+        position = index * _QUOTE_ROOM
         count += 1
         if message.role != "tool" and own_block(message.text):
             own += 1  # our own restore block or brief, passed back in: no one said it
@@ -167,10 +173,21 @@ def inspect_messages(
             if summary
             else _with_code(pieces, [classify(unit, ctx, n) for n, unit in enumerate(pieces)], ctx)
         )
+        # An owner message a summary quotes is the owner's word, said again in its own turn
+        # and place: a later quote replaces an earlier one as the messages did.
         added = [
-            builder.add(message, position, unit.text, c, turn=turn, item=unit.number, role=ctx.role)
+            builder.add(
+                message,
+                position + unit.quoted,
+                unit.text,
+                c,
+                turn=turn + unit.quoted,
+                item=unit.number,
+                role="user" if unit.quoted else ctx.role,
+            )
             for unit, c in zip(pieces, kinds, strict=True)
         ]
+        turn += max((unit.quoted for unit in pieces), default=0)
         if pending_error is not None:
             _explain(builder, pending_error, added, position, turn)
             pending_error = None

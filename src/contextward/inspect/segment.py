@@ -74,6 +74,9 @@ class Unit:
     boilerplate: bool = False
     #: The number of a numbered list item ("2." "(3)" "三、"): owners answer by it.
     number: int | None = None
+    #: The owner message a compaction summary quotes ("All user messages"), counted from 1
+    #: in the order quoted (0: not a quote).
+    quoted: int = 0
 
 
 _DIGITS = re.compile(r"\d{1,3}")
