@@ -5,7 +5,6 @@ a failing disk."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from contextward.cli import os_error
 from contextward.fsutil import atomic_write_text
+from hook_helpers import read_only_mounts
 
 
 def test_a_file_error_names_the_file_not_its_folder(tmp_path: Path) -> None:
@@ -28,14 +28,7 @@ def test_an_output_error_without_a_file_is_an_input_output_error() -> None:
     )
 
 
-def _read_only_mounts() -> bool:
-    if shutil.which("unshare") is None or shutil.which("mount") is None:
-        return False
-    done = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not _read_only_mounts(), reason="needs unshare -m (root in a container)")
+@pytest.mark.skipif(not read_only_mounts(), reason="needs unshare -m (root in a container)")
 def test_a_read_only_checkout_names_the_file_it_could_not_write(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     atomic_write_text(tmp_path / "STATE.md", "# State\n")

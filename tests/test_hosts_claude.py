@@ -17,6 +17,7 @@ from contextward.hosts import claude_code, hooks
 from contextward.hosts.claude_install import ENTRY_SCRIPT, HOOK_EVENTS
 from contextward.state import StateProject, checkpoint
 from contextward.store import Store
+from hook_helpers import fire
 
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
 
@@ -25,13 +26,6 @@ SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
 def project(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     return tmp_path
-
-
-def fire(project: Path, event: str, **fields: Any) -> tuple[int, str, str]:
-    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}
-    out, err = io.StringIO(), io.StringIO()
-    code = claude_code.run(io.BytesIO(json.dumps(payload).encode()), out, err, env={})
-    return code, out.getvalue(), err.getvalue()
 
 
 def context(output: str) -> str:

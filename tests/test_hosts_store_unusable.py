@@ -4,21 +4,18 @@ project memory could not be read, and why (walk9 #9)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from contextward.hosts import claude_code
 from contextward.state import StateProject, checkpoint, decide
 from contextward.store import Store, database_path
+from hook_helpers import fire, read_only_mounts
 
 
 @pytest.fixture
@@ -29,13 +26,6 @@ def project(tmp_path: Path) -> Path:
     decide("Never deploy on Fridays", project=where)
     checkpoint({"focus": "release 2.0", "handoff": "do not merge PR 41"}, project=where)
     return tmp_path
-
-
-def fire(project: Path, event: str, **fields: Any) -> tuple[int, str, str]:
-    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}
-    out, err = io.StringIO(), io.StringIO()
-    code = claude_code.run(io.BytesIO(json.dumps(payload).encode()), out, err, env={})
-    return code, out.getvalue(), err.getvalue()
 
 
 def injected(output: str) -> str:
@@ -79,14 +69,7 @@ def test_a_store_folder_that_is_a_file_still_injects_the_contract(tmp_path: Path
     assert "01-follow-the-owner" in text
 
 
-def _read_only_mounts() -> bool:
-    if shutil.which("unshare") is None or shutil.which("mount") is None:
-        return False
-    done = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not _read_only_mounts(), reason="needs unshare -m (root in a container)")
+@pytest.mark.skipif(not read_only_mounts(), reason="needs unshare -m (root in a container)")
 def test_a_read_only_store_folder_still_injects_state_md(project: Path) -> None:
     store = project / ".contextward"
     payload = {
