@@ -196,7 +196,7 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "the commit key is 0123456789abcdef0123456789abcdef01234567 ok",
         "Password is required.",
         # The shell's working directory, and a shell's complaint.
-        "PWD=/home/dev/project OLDPWD=/tmp",
+        "PWD=/srv/project OLDPWD=/tmp",
         "export PWD=$HOME/src",
         "bash: pwd: command not found",
         "the password is case-sensitive.",
