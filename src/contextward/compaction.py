@@ -49,6 +49,7 @@ from .inspect import (
     snapshot_of,
 )
 from .inspect.capture import retired
+from .inspect.inspector import statement_key
 from .inspect.policy import PolicyConfig
 from .inspect.supersession import other_subject
 from .redact import mask
@@ -314,7 +315,7 @@ def _deduplicated(snapshot: Snapshot) -> Snapshot:
     seen: dict[str, int] = {}
     items: list[ContextItem] = []
     for item in snapshot.items:
-        key = _SAME.sub("", " ".join(item.content.casefold().split()))
+        key = statement_key(_LABEL.sub("", item.content.lstrip()))
         if key not in seen:
             seen[key] = len(items)
             items.append(item)
@@ -324,9 +325,9 @@ def _deduplicated(snapshot: Snapshot) -> Snapshot:
     return Snapshot(tuple(items))
 
 
-#: What two statements of one thing may differ by: a closing full stop, a label ("Rejected:"
-#: is no label: it turns the statement around).
-_SAME = re.compile(r"^(?:decision|rule)\s*:\s*|[\s.。!！;；]+$")
+#: A label two statements of one thing may differ by ("Rejected:" is no label: it turns
+#: the statement around).
+_LABEL = re.compile(r"^(?:decision|rule)\s*:\s*", re.IGNORECASE)
 
 
 def _guidance(

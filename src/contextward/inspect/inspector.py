@@ -61,6 +61,12 @@ _QUOTES = "\"'`“”‘’「」『』 "
 _QUOTE_ROOM = MAX_QUOTES + 1
 
 
+def statement_key(text: str) -> str:
+    """What two statements of one thing share: the words, folded, without the quotation
+    marks a summary puts around the user's ("\"Use Redis.\"") or a closing full stop."""
+    return " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
+
+
 class _Builder:
     """Accumulates drafts, merging duplicates by their folded text."""
 
@@ -79,8 +85,7 @@ class _Builder:
         item: int | None = None,
         role: str | None = None,
     ) -> Draft:
-        # A summary quoting the user ("\"Use Redis.\"") repeats the user's words: same key.
-        key = " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
+        key = statement_key(text)
         old = self._seen.get(key)
         if old is not None:
             # Constant time per copy: a source repeats back to back (one message saying it
