@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -279,6 +280,14 @@ def _same(a: int, alen: int, b: int, blen: int) -> int:
     return size if size > 0 and 2 * size >= min(alen, blen) else 0
 
 
+#: The noise rows' sources: the row's name and the role of the message the noise is from.
+NOISE_SOURCES = (
+    ("tool output", "tool"),
+    ("assistant prose", "assistant"),
+    ("owner's words", "user"),
+)
+
+
 @dataclass
 class Score:
     labels: int = 0
@@ -299,12 +308,16 @@ class Score:
     kept_true: int = 0
     noise: int = 0
     noise_dropped: int = 0
+    #: Noise and noise dropped by who said it (the source message's role).
+    noise_by: Counter[str] = field(default_factory=Counter)
+    noise_dropped_by: Counter[str] = field(default_factory=Counter)
     misses: list[str] = field(default_factory=list)
 
     def add(self, session: Session, result: InspectionResult, *, adjudicated: bool = True) -> None:
         guidance = build_guidance(result, limits=Limits(10_000, 10_000, 10_000, 10**9))
         must = {c.id for c in guidance.must_preserve}
         texts = {str(m["id"]): str(m["content"]) for m in session.messages}
+        roles = {str(m["id"]): str(m["role"]) for m in session.messages}
         owner: dict[str, bool] = {}
         borderline: set[str] = set()
         for label in session.labels:
@@ -354,8 +367,11 @@ class Score:
                 self.kept += 1
                 self.kept_true += owner.get(c.id, False)
             if c.id not in owner:
+                role = roles.get(c.sources[0], c.role) if c.sources else c.role
                 self.noise += 1
                 self.noise_dropped += c.action == "drop"
+                self.noise_by[role] += 1
+                self.noise_dropped_by[role] += c.action == "drop"
                 if c.action != "drop":
                     self.misses.append(
                         f"{session.name}: noise {c.kind} -> {c.action}: {c.content[:60]}"
@@ -369,6 +385,10 @@ class Score:
             ("critical items auto-kept", pct(self.critical_kept, self.critical), ">= 95%"),
             ("retained (keep + review)", pct(self.retained, self.labels), ">= 98%"),
             ("noise dropped", pct(self.noise_dropped, self.noise), ">= 95%"),
+            *(
+                (f"  of which {name}", pct(self.noise_dropped_by[role], self.noise_by[role]), "")
+                for name, role in NOISE_SOURCES
+            ),
             ("review share of candidates", pct(self.review, self.candidates), "<= 10%"),
             ("superseded in must-preserve", str(self.superseded_in_must), "0"),
             ("superseded detected", pct(self.superseded_found, self.superseded), ""),

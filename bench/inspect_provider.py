@@ -175,13 +175,21 @@ def evaluate() -> str:
 
 def sourceless_line() -> str:
     """Held-out provider mode with and without the answers' sources, as one sentence."""
-    shown = (0, 1, 2, 4)  # critical, retained, noise dropped, superseded in must-preserve
+    shown = (
+        "critical items auto-kept",
+        "retained (keep + review)",
+        "noise dropped",
+        "superseded in must-preserve",
+    )
     rows = {
-        sources: merged(score(s, sources=sources).score for s in HELD_OUT).rows()
+        sources: {
+            name: value
+            for name, value, _ in merged(score(s, sources=sources).score for s in HELD_OUT).rows()
+        }
         for sources in (True, False)
     }
-    figures = {sources: " / ".join(rows[sources][i][1] for i in shown) for sources in (True, False)}
-    names = " / ".join(rows[True][i][0] for i in shown)
+    figures = {sources: " / ".join(rows[sources][n] for n in shown) for sources in (True, False)}
+    names = " / ".join(shown)
     return (
         "  The same answers with no source named (each proposal placed by its verbatim text "
         "alone, as MCP's `inspect_prompt` without messages asks), held-out "

@@ -157,6 +157,38 @@ def test_adjudicated_scores_count_a_disputed_span_as_neither(tmp_path: Path) -> 
     assert (first.labels, first.noise, first.kept_true, first.kept) == (1, 2, 1, 3)
 
 
+def test_noise_is_split_by_who_said_it(tmp_path: Path) -> None:
+    from bench.inspect_eval import Score
+
+    from contextward.inspect import Candidate, InspectionResult
+
+    session = labelled(
+        tmp_path,
+        "lang: en\n--- u1 user\n{{fact:The DAG is x.}} Thanks.\n"
+        "--- a1 assistant\nOn it.\n--- t1 tool\nok\n",
+        "roles.txt",
+    )
+
+    def cand(cid: str, content: str, action: str, source: str) -> Candidate:
+        return Candidate(cid, "fact", content, 0.8, 0.8, action, False, "", (source,))  # type: ignore[arg-type]
+
+    result = InspectionResult(
+        (
+            cand("a", "The DAG is x.", "keep", "u1"),
+            cand("b", "Thanks.", "keep", "u1"),
+            cand("c", "On it.", "drop", "a1"),
+            cand("d", "ok", "drop", "t1"),
+        ),
+        3,
+    )
+    score = Score()
+    score.add(session, result)
+    rows = {name.strip(): value for name, value, _ in score.rows()}
+    assert (score.noise, score.noise_dropped) == (3, 2)
+    assert rows["of which owner's words"] == "0.0%"
+    assert rows["of which assistant prose"] == rows["of which tool output"] == "100.0%"
+
+
 def test_inspect_features_reports_shares() -> None:
     from bench.inspect_features import report
 
