@@ -398,6 +398,31 @@ def test_the_hosts_model_confirms_the_rules_unsure_memories_and_not_their_sure_o
     assert confirmed["The index lives in build/idx."].action == "keep"
 
 
+def test_a_plain_remark_of_the_owner_the_model_passes_by_is_noise_a_concrete_one_is_kept() -> None:
+    plain, concrete, rule = (
+        "too slow, honestly.",
+        "The reporting box has 16 GB.",
+        "Never push to main.",
+    )
+    messages = [
+        Message("u0", "user", "Speed up the nightly export job."),
+        Message("a0", "assistant", "It spends most of its time in the CSV writer."),
+        Message("u1", "user", f"{plain} {concrete} {rule}"),
+        Message("a1", "assistant", "Understood."),
+    ]
+    rules = by_content(inspect_messages(messages))
+    # Without a model both are the owner's word, kept as facts.
+    assert (rules[plain].kind, rules[plain].action) == ("fact", "keep")
+    assert (rules[concrete].kind, rules[concrete].action) == ("fact", "keep")
+    answered = by_content(inspect_messages(messages, provider=RULE_ONLY))
+    # The model passed both by: the remark naming nothing is dropped, the owner's
+    # statement of a number stays, and so does the rule.
+    assert (answered[plain].kind, answered[plain].action) == ("transient", "drop")
+    assert "passed it by" in answered[plain].reason
+    assert answered[concrete].action == "keep"
+    assert answered[rule].action == "keep"
+
+
 def test_a_slip_in_a_proposal_does_not_turn_what_it_names_into_noise() -> None:
     decision = "Then I'll write our own middleware."
     messages = [

@@ -18,7 +18,7 @@ from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
 from .continuation import MAX_QUOTES, classify_summary, is_continuation, summary_units
 from .draft import Draft
-from .lexicon import ASKS, REASON
+from .lexicon import ASKS, IDENTIFIER, REASON
 from .message import Message, fold, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
@@ -30,6 +30,7 @@ NOISE_PREVIEW = 160
 #: Provider mode: a rules noise call the model overturns keeps at most this much of its
 #: own confidence (the model's own confidence decides).
 MAX_CONFIRMED = 0.8
+_DIGIT = re.compile(r"\d")
 _ERROR = re.compile(
     r"^.*(?:\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常).*$",
     re.I | re.M,
@@ -381,13 +382,21 @@ def _passed_by(drafts: list[Draft], named: list[list[Draft]], config: PolicyConf
     for d in drafts:
         if id(d) in confirmed or d.kind == "tool_output" or d.superseded_by is not None:
             continue
-        # The owner's own words are not dropped because another model passed them by.
-        if d.kind == "transient" or (_unsure(d, config) and d.role != "user"):
+        # The owner's own words are not dropped because another model passed them by,
+        # unless the rules too found nothing in them but a plain remark.
+        if d.kind == "transient" or (_unsure(d, config) and (d.role != "user" or _plain(d))):
             passed += d.kind != "transient"
             d.kind, d.importance = "transient", IMPORTANCE["transient"]
             d.confidence = max(d.confidence, config.drop_confidence)
             d.reason = f"{d.reason}; the host's model passed it by"
     return passed
+
+
+def _plain(d: Draft) -> bool:
+    """A statement the rules call a fact only for want of a better kind, naming nothing
+    concrete: no identifier, no number ("too slow.", "yes good, same schema both side",
+    "可以接受")."""
+    return d.kind == "fact" and not (IDENTIFIER.search(d.content) or _DIGIT.search(d.content))
 
 
 def _unsure(d: Draft, config: PolicyConfig) -> bool:
