@@ -26,10 +26,17 @@ def invoke(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_recall_without_a_store_finds_nothing_and_creates_nothing(project: Path) -> None:
+def test_recall_without_a_store_searches_state_md_and_creates_nothing(project: Path) -> None:
+    note = "Nudge: no store in this project yet: only STATE.md was searched"
     code, out, _ = invoke("recall", "auth")
-    assert code == 1
-    assert out == 'recall "auth" · 0 hits\nNudge: nothing recorded yet: no store in this project\n'
+    assert (code, out) == (1, f'recall "auth" · 0 hits\n{note}\n')
+    # `decide` writes STATE.md alone: its decisions are found before any store exists.
+    assert invoke("decide", "Keep auth tokens in the OS keychain.")[0] == 0
+    code, out, _ = invoke("recall", "keychain")
+    assert code == 0, out
+    head, *rest = out.splitlines()[1:]
+    assert head.startswith("state:") and " · decision · owner · STATE.md · " in head
+    assert rest == ["  Keep auth tokens in the OS keychain.", note]
     assert not (project / ".contextward").exists()
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 import click
 
 from ..printable import counted, json_text
 from ..recall import DEFAULT_LIMIT, MAX_LIMIT, RecallIndex, RecallQuery, RecallResult, recall
 from ..state import recall_source
+from ..store import Store, project_root
 from ._io import say
 from ._store import errors, read_store
 
@@ -23,6 +25,7 @@ from ._store import errors, read_store
 SOURCES = ("evidence", "journal", recall_source.SOURCE)
 
 _TEXT = 200
+_NO_STORE = "no store in this project yet: only STATE.md was searched"
 
 
 @click.command("recall")
@@ -66,9 +69,11 @@ def command(
     request = RecallQuery(" ".join(query), type_, tags, limit, evidence_id, cmd)
     with read_store() as store:
         if store is None:
-            result = RecallResult(
-                request, (), notes=("nothing recorded yet: no store in this project",)
-            )
+            # No store yet: STATE.md's decisions are still searchable, from an index
+            # built in memory (nothing is created on disk).
+            with errors(), Store.memory(root=project_root()) as scratch:
+                result = recall(scratch, request, index=RecallIndex(scratch))
+            result = replace(result, notes=(*result.notes, _NO_STORE))
         else:
             with errors():
                 index = RecallIndex(store)

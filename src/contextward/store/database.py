@@ -189,9 +189,12 @@ class Store:
         return store
 
     @classmethod
-    def memory(cls, *, retention: Retention | None = None) -> Store:
-        """An in-memory store (tests, dry runs)."""
-        return cls(sqlite3.connect(":memory:", isolation_level=None), retention=retention)
+    def memory(cls, *, root: Path | None = None, retention: Retention | None = None) -> Store:
+        """An in-memory store (tests, dry runs; with ``root``, one reading that project's
+        files, as recall does for STATE.md before the project has a store)."""
+        return cls(
+            sqlite3.connect(":memory:", isolation_level=None), root=root, retention=retention
+        )
 
     def record_changed(self) -> None:
         """Mark that something a brief shows changed (the hook fast path watches this)."""
