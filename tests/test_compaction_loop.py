@@ -805,3 +805,40 @@ def test_an_owner_message_a_summary_quotes_is_replaced_by_a_later_quote(store: S
     assert "Actually use httpx instead of requests." in contents
     must = taken.guidance.split("Can discard")[0]
     assert "Use Postgres" not in must and "Use requests" not in must
+
+
+def test_a_new_session_is_shown_the_last_sessions_goal_open_work_and_decisions(
+    store: Store,
+) -> None:
+    conversation = [
+        *CONVERSATION,
+        Message("u3", "user", "Use Postgres for the sessions table too."),
+        Message("a2", "assistant", "Still open: fix the redirect URI in auth/callback.py."),
+    ]
+    capture(store, conversation, session_id="A")
+    # The summary lost the rule and kept the rest: the rule is restored, the rest was
+    # left to the summary, which a new session never sees.
+    check_summary(
+        store,
+        "Goal: ship OAuth login for the billing service. Decision: store OAuth links in "
+        "PostgreSQL, table oauth_accounts. Use Postgres for the sessions table too. "
+        "Still open: fix the redirect URI in auth/callback.py.",
+        session_id="A",
+    )
+    text = render_brief(store, session_id="B", earlier_sessions=True).text
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("last session's work"))
+    assert lines[at + 1 : at + 5] == [
+        "- [goal] Goal: ship OAuth login for the billing service.",
+        "- [todo] (agent) Still open: fix the redirect URI in auth/callback.py.",
+        "- [decision] (agent) Decision: store OAuth links in PostgreSQL, table oauth_accounts.",
+        "- [decision] Use Postgres for the sessions table too.",
+    ]
+    # What the restore section shows is not repeated; the session's own compaction,
+    # whose summary is in its context, is not shown again either.
+    assert text.count("Never push to main; open a PR instead.") == 1
+    assert (
+        "last session's work" not in render_brief(store, session_id="A", earlier_sessions=True).text
+    )
+    # Within a session (a prompt's delta), nothing of it.
+    assert "last session's work" not in render_brief(store, session_id="B").text

@@ -36,6 +36,7 @@ from ..store.contract import Constraint, load_contract
 if TYPE_CHECKING:
     from ..store import Store
     from ..store.prompts import Prompt
+    from .restore import RestorePlan
 
 __all__ = [
     "MAX_CHARS",
@@ -57,6 +58,9 @@ _PROMPT_WINDOW = 20
 #: What the owner said in an earlier session that still holds in a new one.
 _STANDING = frozenset(("constraint", "correction"))
 _NOISE = frozenset(("transient", "tool_output"))
+#: What a new session is shown of an earlier session's last compaction snapshot, in this
+#: order: the task, the open work, the choices made, where things stood.
+_CARRIED = ("goal", "todo", "decision", "state")
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class BriefCaps:
     agent_notes: int = 2
     open_loops: int = 2
     restore: int = 8
+    last_session: int = 6
     trusted_chars: int = 200
     agent_chars: int = 120
     loop_threshold: int = 3
@@ -147,8 +152,14 @@ def render_brief(
     caps = caps or BriefCaps()
     root = root if root is not None else store.root
     fmt = _Lines()
+    from .restore import plan_restore
+
+    plan = plan_restore(store)
+    restored = {_key(item.content) for item in plan.items} if plan.checked else set()
     sections = [
-        _restore(store, caps, fmt),
+        _restore(plan, caps, fmt),
+        # Only at a session's start: a prompt's delta never brings it back.
+        _last_session(store, caps, session_id if earlier_sessions else None, fmt, restored),
         _contract(root, caps, env, fmt),
         _owner_statements(store, caps, session_id, fmt, earlier_sessions),
         *_journal_sections(store, caps, fmt, _state_decisions(root)),
@@ -507,12 +518,9 @@ def _tags(tags: tuple[str, ...]) -> str:
     return f" [{','.join(tags)}]" if tags else ""
 
 
-def _restore(store: Store, caps: BriefCaps, fmt: _Lines) -> BriefSection:
+def _restore(plan: RestorePlan, caps: BriefCaps, fmt: _Lines) -> BriefSection:
     """Critical items the last checked compaction lost or changed: shown until a later
     check finds them preserved (the latest check decides)."""
-    from .restore import plan_restore
-
-    plan = plan_restore(store)
     if not plan.checked or not caps.restore:
         return BriefSection("restore", "still in force (the last compaction summary lost them)", ())
     shown = plan.items[: caps.restore]
@@ -523,6 +531,53 @@ def _restore(store: Store, caps: BriefCaps, fmt: _Lines) -> BriefSection:
         tuple(lines),
         len(plan.items) - len(shown),
         "contextward restore",
+    )
+
+
+def _last_session(
+    store: Store,
+    caps: BriefCaps,
+    session_id: str | None,
+    fmt: _Lines,
+    restored: set[str],
+) -> BriefSection:
+    """A new session's view of the last compaction of an earlier one: its goal, open
+    work, decisions and state, as that snapshot kept them (the restore section shows
+    what its summary lost; this shows the rest, which the summary was trusted with and
+    which no longer reaches a new session)."""
+    from .restore import ASSISTANT_ITEMS, INSPECTED_ITEMS, listed, snapshot_from
+
+    empty = BriefSection("last_session", "last session", ())
+    if not caps.last_session or session_id is None:
+        return empty
+    record = store.snapshots.latest()
+    snapshot = snapshot_from(record)
+    if record is None or snapshot is None or record.session_id == session_id:
+        return empty  # this session's own compaction: its summary is in the context
+    said = listed(record, INSPECTED_ITEMS)
+    # The session's own items, not the standing record it carried (shown as the contract
+    # and "owner said"); a snapshot from before the list was kept shows its every item.
+    inspected = set(said) if said else {item.id for item in snapshot.items}
+    agent = set(listed(record, ASSISTANT_ITEMS))
+    items = [
+        item
+        for kind in _CARRIED
+        for item in snapshot.items
+        if item.kind == kind and item.id in inspected and _key(item.content) not in restored
+    ]
+    shown = items[: caps.last_session]
+    lines = [
+        f"- [{item.kind}]{' (agent)' if item.id in agent else ''} "
+        + fmt.line(item.content, caps.agent_chars if item.id in agent else caps.trusted_chars)
+        for item in shown
+    ]
+    return BriefSection(
+        "last_session",
+        "last session's work (as its last compaction kept it,"
+        f" {record.created_at[:16].replace('T', ' ')} UTC)",
+        tuple(lines),
+        len(items) - len(shown),
+        "contextward report",
     )
 
 
