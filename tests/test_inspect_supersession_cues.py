@@ -1424,6 +1424,16 @@ def test_make_it_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
     assert retired(result, "Max upload size is 10 MB.")
 
 
+@pytest.mark.parametrize(
+    "reply", ["actually make it 1000.", "Sorry, make it 1000.", "oh, make it 1000."]
+)
+def test_make_it_after_an_interjection_replaces_the_number_the_owner_set(reply: str) -> None:
+    result = after_reply(
+        "Set the export batch size to 500 rows.", reply, opening="Speed up the nightly export."
+    )
+    assert retired(result, "Set the export batch size to 500 rows.")
+
+
 def test_gai_cheng_and_a_bare_number_replaces_the_number_the_owner_set() -> None:
     result = after_reply("限流阈值每分钟 100 次。", "改成 60。", opening="做一个网关。")
     assert retired(result, "限流阈值每分钟 100 次。")

@@ -711,7 +711,7 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
 # A reply that is only a value: "9000 then.", "20 actually.", "ledger-svc.", "1e-4.",
 # "c6i.large.", "by month.", "postgres then".
 _BARE = re.compile(
-    r"^(?:(?:ok(?:ay)?|hmm+|hm|fine|nah|no|wait|eh|so|ah)[,.!—–-]*\s+)?"
+    r"^(?:(?:ok(?:ay)?|hmm+|hm|fine|nah|no|wait|eh|so|ah|actually|sorry|oh)[,.!—–-]*\s+)?"
     # "make it 50.": a bare value for "it", the one just set; "Rename it to `import-users`,
     # sync sounds two-way": a new name for it, with its reason.
     r"(?:(?:make|set|change|bump|raise|lower|drop|cut) (?:it|that)(?: to| down to| up to)?\s+|"
