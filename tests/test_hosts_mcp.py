@@ -593,7 +593,7 @@ async def test_the_finds_an_answer_passed_by_are_counted(project: Path) -> None:
     assert text.startswith("contextward guidance for the compaction summary")
     assert text.rstrip().endswith(
         "contextward: 1 unsure find of the rules that the answer passed by dropped as noise "
-        "(never the owner's words)"
+        "(of the owner's words, only plain remarks)"
     )
 
 

@@ -346,7 +346,7 @@ def test_the_finds_an_answer_passed_by_are_counted(tmp_path: Path) -> None:
     assert code == 0
     assert (
         "contextward: 1 unsure find of the rules that the answer passed by dropped as noise "
-        "(never the owner's words)\n"
+        "(of the owner's words, only plain remarks)\n"
     ) in err
 
 

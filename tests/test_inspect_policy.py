@@ -418,9 +418,57 @@ def test_a_plain_remark_of_the_owner_the_model_passes_by_is_noise_a_concrete_one
     # The model passed both by: the remark naming nothing is dropped, the owner's
     # statement of a number stays, and so does the rule.
     assert (answered[plain].kind, answered[plain].action) == ("transient", "drop")
+    assert answered[plain].reason.startswith("a plain remark of the user")
     assert "passed it by" in answered[plain].reason
     assert answered[concrete].action == "keep"
     assert answered[rule].action == "keep"
+
+
+@pytest.mark.parametrize(
+    ("asked", "reply"),
+    [
+        # An answer to the agent's question is a choice, however plain.
+        ("Should I update both exporters or only the CSV one?", "Both, then."),
+        ("要同时改 CSV 和 Excel 吗？", "两个都做。"),
+        # An instruction, in any words the rules have no cue for.
+        (
+            "The migration and the endpoint are both ready to start.",
+            "leave a review comment explaining why",
+        ),
+        ("The migration and the endpoint are both ready to start.", "Do the migration first."),
+        ("迁移和接口都可以开始了。", "先做迁移。"),
+        ("迁移和接口都可以开始了。", "顺便在 PR 里写清楚原因。"),
+    ],
+)
+def test_an_owners_answer_or_instruction_stands_though_the_model_passes_it_by(
+    asked: str, reply: str
+) -> None:
+    messages = [
+        Message("u0", "user", "Speed up the nightly export job."),
+        Message("a0", "assistant", asked),
+        Message("u1", "user", reply),
+    ]
+    goal_only = Provider(
+        [{"kind": "goal", "content": "Speed up the nightly export job.", "source": "u0"}]
+    )
+    kept = by_content(inspect_messages(messages, provider=goal_only))[reply]
+    assert kept.action == "keep", kept.reason
+
+
+def test_an_owners_veto_the_model_passes_by_stands_and_retires_the_plan() -> None:
+    plan = "我打算删掉 orders.created_at 上没用的索引来加快写入。"
+    messages = [
+        Message("u0", "user", "订单写入太慢了，优化一下。"),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "太冒险了。"),
+    ]
+    goal_only = Provider(
+        [{"kind": "goal", "content": "订单写入太慢了，优化一下。", "source": "u0"}]
+    )
+    for result in (inspect_messages(messages), inspect_messages(messages, provider=goal_only)):
+        found = by_content(result)
+        assert found[plan].superseded_by == found["太冒险了。"].id
+        assert found["太冒险了。"].action == "keep"
 
 
 def test_a_slip_in_a_proposal_does_not_turn_what_it_names_into_noise() -> None:

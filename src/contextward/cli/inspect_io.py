@@ -82,7 +82,7 @@ def provider_notice(result: InspectionResult) -> None:
     if result.provider_passed:
         click.echo(
             f"contextward: {counted(result.provider_passed, 'unsure find')} of the rules "
-            "that the answer passed by dropped as noise (never the owner's words)",
+            "that the answer passed by dropped as noise (of the owner's words, only plain remarks)",
             err=True,
         )
 

@@ -281,7 +281,7 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
     if "provider_passed" in notes:
         lines.append(
             f"contextward: {counted(notes['provider_passed'], 'unsure find')} of the rules "
-            "that the answer passed by dropped as noise (never the owner's words)"
+            "that the answer passed by dropped as noise (of the owner's words, only plain remarks)"
         )
     if "skipped" in notes:
         lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")

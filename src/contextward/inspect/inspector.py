@@ -31,6 +31,14 @@ NOISE_PREVIEW = 160
 #: own confidence (the model's own confidence decides).
 MAX_CONFIRMED = 0.8
 _DIGIT = re.compile(r"\d")
+_ASKS_BACK = re.compile(r"[?？]\s*$")
+_INSTRUCTS = re.compile(
+    r"(?:(?:ok(?:ay)?|yes|yeah|sure|fine|then|also|and|so|please|pls|no|nah|好的?|行|嗯|可以|那)[,，!.。 ]+)*"
+    r"(?:(?:let'?s|don'?t|do|leave|skip|keep|put|squash|drop|add|use|make|write|go|try|ship|wait|"
+    r"hold|stop|start|merge|rebase|revert|rename|move|split|bump|pin|tell|ask|ping|note|mention|"
+    r"log|default|both|neither|just|only|never|always|no need|not)\b|"
+    r"先|再|都|就|别|不用|不要|默认|顺便|等|记得|直接|改|加|写|删|留|合|用|上|做|跑|发|提|推|只|每)"
+)
 _ERROR = re.compile(
     r"^.*(?:\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常).*$",
     re.I | re.M,
@@ -374,29 +382,41 @@ def _confirm(
 
 def _passed_by(drafts: list[Draft], named: list[list[Draft]], config: PolicyConfig) -> int:
     """A rules memory no surer than ``config.confirm_confidence`` that no proposal names
-    becomes noise, the model having read it and passed it by, unless the user said it or
-    it was replaced (a replaced statement is dropped as such, under its own kind: the
+    becomes noise, the model having read it and passed it by, unless the user said it (a
+    plain remark of theirs excepted: ``_remark``) or it was replaced (a replaced statement is dropped as such, under its own kind: the
     model's ``replaces`` names it). Returns how many memories the model passed by."""
     confirmed = {id(d) for hits in named for d in hits}
+    asked = {d.turn for d in drafts if d.role == "assistant" and _ASKS_BACK.search(d.content)}
     passed = 0
     for d in drafts:
         if id(d) in confirmed or d.kind == "tool_output" or d.superseded_by is not None:
             continue
         # The owner's own words are not dropped because another model passed them by,
         # unless the rules too found nothing in them but a plain remark.
-        if d.kind == "transient" or (_unsure(d, config) and (d.role != "user" or _plain(d))):
+        if d.kind == "transient" or (
+            _unsure(d, config) and (d.role != "user" or _remark(d, asked))
+        ):
             passed += d.kind != "transient"
+            if d.role == "user" and d.kind != "transient":
+                d.reason = "a plain remark of the user (no name, number, answer or instruction)"
             d.kind, d.importance = "transient", IMPORTANCE["transient"]
             d.confidence = max(d.confidence, config.drop_confidence)
             d.reason = f"{d.reason}; the host's model passed it by"
     return passed
 
 
-def _plain(d: Draft) -> bool:
-    """A statement the rules call a fact only for want of a better kind, naming nothing
-    concrete: no identifier, no number ("too slow.", "yes good, same schema both side",
-    "可以接受")."""
-    return d.kind == "fact" and not (IDENTIFIER.search(d.content) or _DIGIT.search(d.content))
+def _remark(d: Draft, asked: set[int]) -> bool:
+    """An owner's remark the rules call a fact only for want of a better kind: naming
+    nothing concrete (no identifier, no number), answering no question of the agent's,
+    giving no instruction and replacing nothing ("yes good, same schema both side",
+    "可以接受"), where "Both, then.", "skip the changelog" or "先做迁移。" stand."""
+    return (
+        d.kind == "fact"
+        and not (IDENTIFIER.search(d.content) or _DIGIT.search(d.content))
+        and d.turn - 1 not in asked
+        and not _INSTRUCTS.match(d.text.casefold())
+        and not d.supersedes
+    )
 
 
 def _unsure(d: Draft, config: PolicyConfig) -> bool:

@@ -151,6 +151,7 @@ def link(drafts: Sequence[Draft]) -> None:
         for d in memory
         if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
     }
+    _vetoed(drafts)
     corrected_turn = -1
     near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
     adjacent = _Reach(memory, ADJACENT)
@@ -400,6 +401,15 @@ _COUNTER = re.compile(
     # "there's already a dlq for billing, use that": what exists in place of what is new.
     r"\balready\b.{0,60}\buse (?:that|this|it|those)\b|已经有.{0,30}(?:用那个|用这个|直接用)|"
     r"撤掉|别用了|不能升|不扩了|不用了"
+)
+# "too risky.", "No, way too slow.", "太冒险了。", "不行，太慢了": a whole reply judging the
+# plan just proposed, which turns it down without naming it.
+_VETO = re.compile(
+    r"^(?:(?:no|nope|nah|hmm+|hm|eh)[,.!—–-]*\s*)?(?:(?:that'?s|it'?s|that is|this is|sounds)\s+)?"
+    r"(?:(?:way|much|far|a bit|kind of|too)\s+)*too\s+(?:risky|dangerous|slow|expensive|"
+    r"complicated|complex|heavy|much|invasive|fragile|hacky|big|scary)\b[^.!?;]{0,40}[.!]*$|"
+    r"^(?:不行|不好|别|算了)?[，,。]?\s*(?:这样|这个|那样)?(?:风险)?太(?:冒险|危险|慢|贵|重|复杂|麻烦|大|激进|hack)了?"
+    r"[^。！!？?]{0,20}[。！!]*$"
 )
 
 
@@ -1110,6 +1120,19 @@ def _names(text: str, *, loose: bool = False) -> frozenset[str]:
     if loose:
         found |= set(re.findall(r"[\w+-]+(?:\.[\w+-]+)*", text.casefold()))
     return frozenset(found)
+
+
+def _vetoed(drafts: Sequence[Draft]) -> None:
+    """An owner reply that only judges the plan just proposed ("too risky.", "太冒险了。")
+    retires it, whatever kind the reply was read as (a risk, a fact)."""
+    plans: list[Draft] = []
+    for d in drafts:
+        if d.role == "assistant" and d.kind == "decision":
+            plans.append(d)
+        elif d.role == "user" and not d.replaces and _VETO.match(d.text.casefold().strip()):
+            plan = _last_plan(d, plans[-8:])
+            if plan is not None:
+                _retire(plan, d)
 
 
 def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
