@@ -438,6 +438,9 @@ def test_a_plain_remark_of_the_owner_the_model_passes_by_is_noise_a_concrete_one
         ("The migration and the endpoint are both ready to start.", "Do the migration first."),
         ("迁移和接口都可以开始了。", "先做迁移。"),
         ("迁移和接口都可以开始了。", "顺便在 PR 里写清楚原因。"),
+        # A standing wish with no cue the rules know.
+        ("The export is merged.", "Commit messages in English, please."),
+        ("导出已经合并了。", "以后提交信息用英文写。"),
     ],
 )
 def test_an_owners_answer_or_instruction_stands_though_the_model_passes_it_by(

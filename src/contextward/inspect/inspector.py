@@ -32,6 +32,8 @@ NOISE_PREVIEW = 160
 MAX_CONFIRMED = 0.8
 _DIGIT = re.compile(r"\d")
 _ASKS_BACK = re.compile(r"[?？]\s*$")
+# "Commit messages in English, please.", "以后提交信息用英文写。": asked of the agent.
+_ASKED_OF = re.compile(r"\b(?:please|pls|plz)\b|^(?:以后|今后|往后|请|记得|一律|统一)")
 _INSTRUCTS = re.compile(
     r"(?:(?:ok(?:ay)?|yes|yeah|sure|fine|then|also|and|so|please|pls|no|nah|好的?|行|嗯|可以|那)[,，!.。 ]+)*"
     r"(?:(?:let'?s|don'?t|do|leave|skip|keep|put|squash|drop|add|use|make|write|go|try|ship|wait|"
@@ -415,6 +417,7 @@ def _remark(d: Draft, asked: set[int]) -> bool:
         and not (IDENTIFIER.search(d.content) or _DIGIT.search(d.content))
         and d.turn - 1 not in asked
         and not _INSTRUCTS.match(d.text.casefold())
+        and not _ASKED_OF.search(d.text.casefold())
         and not d.supersedes
     )
 
