@@ -726,3 +726,66 @@ def test_an_english_number_word_is_the_number_it_names(
 def test_numbers_after_a_verbatim_copy_of_an_item_without_words_change_nothing() -> None:
     """Found by the property test: "0;5" after "$500 5" is about nothing the item names."""
     assert judge("$500 5", "$500 5\n\n0;5", "fact") == ("preserved", "preserved: verbatim")
+
+
+@pytest.mark.parametrize(
+    ("item", "faithful", "stale"),
+    [
+        (
+            "Switch the export job state from Postgres to SQLite, we don't want a DB server "
+            "for this.",
+            "The user is adding a CSV export endpoint. Export job state is in SQLite (no DB "
+            "server).",
+            "The user is adding a CSV export endpoint. Export job state is in Postgres (no DB "
+            "server).",
+        ),
+        (
+            "Switch the export job state from Postgres to SQLite.",
+            "Export job state: SQLite.",
+            "Export job state is in Postgres, not SQLite.",
+        ),
+        ("Move uploads from S3 to GCS.", "Uploads go to GCS.", "Uploads go to S3."),
+        ("Deploy target Heroku -> Fly.", "Deploy target is Fly.", "Deploy target is Heroku."),
+        ("Deploy to Fly, not Heroku.", "Deploys go to Fly.", "Deploys go to Heroku."),
+        (
+            "Replace Celery with RQ for background jobs.",
+            "Background jobs run on RQ.",
+            "Background jobs run on Celery.",
+        ),
+        ("任务状态从 Postgres 改成 SQLite。", "任务状态存在 SQLite。", "任务状态存在 Postgres。"),
+        ("任务队列用 Kafka，不用 RabbitMQ 了。", "任务队列用 Kafka。", "任务队列用 RabbitMQ。"),
+        ("上传文件存到 GCS，不用 S3 了。", "上传文件存到 GCS。", "上传文件存到 S3。"),
+    ],
+)
+def test_the_name_a_replacement_retires_is_no_anchor_and_stating_it_as_current_swaps(
+    item: str, faithful: str, stale: str
+) -> None:
+    """walk11 #5: a faithful summary states only the new name; one that states the old
+    name where the new one stands changed the item."""
+    status, reason = judge(item, faithful, "decision")
+    assert status == "preserved", reason
+    assert judge(item, stale, "decision")[0] == "changed"
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        # "copy from" is no move: the source stays an anchor
+        ("Copy the nightly dump from Postgres to BigQuery.", "The nightly dump goes to BigQuery."),
+        # a thing the item keeps elsewhere is not retired
+        ("Move uploads from S3 to GCS; keep S3 for backups.", "Uploads go to GCS."),
+    ],
+)
+def test_a_name_that_is_not_replaced_stays_an_anchor(item: str, summary: str) -> None:
+    assert judge(item, summary, "decision")[0] == "lost"
+
+
+def test_a_summary_that_sets_the_old_name_aside_keeps_the_replacement() -> None:
+    item = "Switch the export job state from Postgres to SQLite."
+    for summary in (
+        "Export job state moved from Postgres to SQLite.",
+        "Export job state is in SQLite, not Postgres.",
+        "Export job state is in SQLite (Postgres was dropped).",
+    ):
+        status, reason = judge(item, summary, "decision")
+        assert status == "preserved", (summary, reason)

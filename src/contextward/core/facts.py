@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from .anchors import (
     NUMBER_WORDS,
@@ -34,6 +34,7 @@ from .anchors import (
 )
 from .item import ContextItem
 from .textnorm import (
+    CJK_RANGE,
     TOKEN_RE,
     VALUE_PREFIX,
     classify_word,
@@ -113,6 +114,138 @@ _NAMED_OLD = re.compile(
 )
 
 
+#: Verbs whose "from X" names what an item leaves: "Switch the job state from Postgres to
+#: SQLite", "migrated to SQLite from Postgres".
+_MOVE_VERBS = frozenset(
+    re.findall(
+        r"\S+",
+        "switch switched switching move moved moving migrate migrated migrating change changed "
+        "changing swap swapped swapping port ported convert converted raise raised lower lowered "
+        "increase increased decrease decreased reduce reduced bump bumped upgrade upgraded "
+        "downgrade downgraded",
+    )
+)
+#: Chinese words after which the thing named just before them is the old one: "从 Postgres
+#: 改成 SQLite", "把 Redis 换成 Memcached", "每页 50 条改成 200 条".
+_ZH_INTO = (
+    *("改成", "改为", "换成", "换为", "改用", "换用", "变成", "变为"),
+    *("迁到", "迁移到", "迁至", "切到", "切换到", "转到", "改到"),
+)
+#: Chinese words before a thing an item stops using: "不用 S3 了", "不再用 Redis", "弃用 Celery".
+_ZH_STOPS = frozenset(("不用", "不再", "弃用", "停用"))
+#: Words between a marker and the thing it names: "instead of the Redis idea", "不再用 Redis".
+_LEADS = frozenset(("the", "a", "an", "用", "使用"))
+_CJK_WORD = re.compile(f"[{CJK_RANGE}]")
+#: The words either side of an arrow ("Heroku → Fly"), which ``prepare`` turns into "to".
+_ARROW_FROM = re.compile(r"([^\s>→⟶]+?)\s*(?:->|=>|→|⟶)\s*(\S*)")
+
+
+class _Retired(NamedTuple):
+    """What an item replaces, in so many words (see ``_retired``)."""
+
+    #: Keys of the old things and of the verbs that move them ("from Postgres", "switch").
+    any: frozenset[str]
+    #: Keys of old things that count only as a name or an identifier ("…, not S3").
+    named: frozenset[str]
+    #: Keys of what came in their place ("to SQLite", "改成 GBK", "存到 GCS，不用 S3 了").
+    new: frozenset[str]
+
+
+_NONE_RETIRED = _Retired(frozenset(), frozenset(), frozenset())
+#: A cheap first test: every form ``_retired`` reads holds one of these (an arrow aside),
+#: and most items none. No word boundaries: they make the search several times slower.
+_RETIRING = re.compile(r"from|instead|rather|replac|not|不用|不再|弃用|停用|改|换|变|迁|切|转")
+
+
+def _retired(parts: list[Clause], content: str, lowered: str) -> _Retired:
+    """The things an item names as the ones it replaces. ``any`` holds the X of "switch …
+    from X to Y", "X → Y", "instead of X", "rather than X", "replace X with Y" and "从 X 改成
+    Y", with the verb of the move, which a summary of what holds need not repeat either
+    ("Uploads are on GCS."). ``named`` holds the X of "…, not X" and "…，不用 X 了" beside
+    another clause, which counts only where X is a name or an identifier ("Do not change
+    the public API: …" retires no verb, and "on Friday, not Monday" is left to the values'
+    own reading). ``new`` holds the Y, and for a Chinese "不用 X" the Latin words of the
+    other clauses. A thing the item also names elsewhere is not retired ("Move uploads
+    from S3 to GCS; keep S3 for backups")."""
+    retired: Counter[str] = Counter()
+    named: set[str] = set()
+    new: set[str] = set()
+    beside: set[int] = set()  # the clauses of a "不用 X"
+    arrow = ">" in content or "→" in content or "⟶" in content
+    if not arrow and not _RETIRING.search(lowered):
+        return _NONE_RETIRED  # most items: one search
+    for number, clause in enumerate(parts):
+        words = clause.surface
+        for at, only_named, then in _retired_at(words, len(parts) > 1):
+            if at < len(words):
+                keys = token_keys(words[at])
+                retired.update(keys)
+                if only_named:
+                    named.update(keys)
+                    beside.add(number)
+            if then is not None and then < len(words):
+                new.update(token_keys(words[then]))
+    if beside and any(_CJK_WORD.match(word) for part in parts for word in part.surface):
+        new.update(
+            key
+            for number, clause in enumerate(parts)
+            if number not in beside
+            for word in clause.surface
+            if _LATIN.match(word)
+            for key in token_keys(word)
+        )
+    if arrow:
+        for match in _ARROW_FROM.finditer(content.lower()):
+            before, after = TOKEN_RE.findall(match[1]), TOKEN_RE.findall(match[2])
+            if before:
+                retired.update(token_keys(before[-1]))
+            if after:
+                new.update(token_keys(after[0]))
+    if not retired:
+        return _Retired(frozenset(), frozenset(), frozenset(new))
+    said = Counter(key for clause in parts for word in clause.surface for key in token_keys(word))
+    gone = {key for key, count in retired.items() if count >= said[key]}
+    return _Retired(frozenset(gone - named), frozenset(gone & named), frozenset(new - gone))
+
+
+def _retired_at(words: tuple[str, ...], several: bool) -> Iterator[tuple[int, bool, int | None]]:
+    """Where ``_retired``'s X stands in a clause's ``words``, whether it counts only as a
+    name or an identifier, and where its Y stands (None when the clause does not say)."""
+    for n, word in enumerate(words):
+        if word == "from":
+            start = max(0, n - 6)
+            lead = words[start:n]
+            # "Don't move uploads from S3" keeps them there.
+            if _MOVE_VERBS.intersection(lead) and not cue_counts(" ".join(lead)).get("neg"):
+                old = _past_leads(words, n + 1)
+                # "from X to Y", or "migrated to Y from X".
+                ahead = words[old + 1 : old + 2] in (("to",), ("into",), ("onto",))
+                back = [start + k + 1 for k, lead_word in enumerate(lead) if lead_word == "to"]
+                yield old, False, _past_leads(words, old + 2) if ahead else next(iter(back), None)
+                for at in range(start, n):
+                    if words[at] in _MOVE_VERBS:
+                        yield at, False, None
+        elif word in ("instead", "rather") and words[n + 1 : n + 2] in (("of",), ("than",)):
+            yield _past_leads(words, n + 2), False, None
+        elif word in ("replace", "replacing") and "with" in words[n + 2 : n + 6]:
+            yield _past_leads(words, n + 1), False, _past_leads(words, words.index("with", n) + 1)
+        elif several and (word == "not" or word in _ZH_STOPS):
+            yield _past_leads(words, n + 1), True, None
+        elif n and word.startswith(_ZH_INTO) and not cue_counts(" ".join(words[:n])).get("neg"):
+            # The thing just before it ("导出编码改成 GBK" names no old encoding), past a
+            # measure word ("50 条改成").
+            before = n - 2 if n > 1 and len(words[n - 1]) == 1 else n - 1
+            if not _CJK_WORD.match(words[before]):
+                yield before, False, n + 1
+
+
+def _past_leads(words: tuple[str, ...], at: int) -> int:
+    """``at`` moved past an article ("from the Postgres setup")."""
+    while at < len(words) - 1 and words[at] in _LEADS:
+        at += 1
+    return at
+
+
 @dataclass(frozen=True, slots=True)
 class Placed:
     """An item's best region in a context (segment numbers; empty when none), the item's
@@ -143,6 +276,12 @@ class Profile:
     #: The old values the item names ("instead of 30"): a summary need not repeat them,
     #: but one naming another old value in their place changed the item.
     former: tuple[Value, ...] = ()
+    #: The keys of the names and identifiers the item replaces ("from Postgres to
+    #: SQLite"): no anchors a summary must repeat (``names`` and ``idents`` hold only the
+    #: current ones), and a summary naming one where the current one should be changed it.
+    retired: frozenset[str] = frozenset()
+    #: The keys of what came in their place ("to SQLite"), when the item says.
+    successors: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, content: str) -> Profile:
@@ -152,6 +291,11 @@ class Profile:
         # An old value the item itself names ("instead of 8", "100 is too high", "from 500
         # to 800") is not one a summary must repeat: only the current ones are anchors.
         faulted = {(m[1] or m[2]).replace(",", "") for m in _NAMED_OLD.finditer(lowered)}
+        set_aside, named, successors = _retired(parts, content, lowered)
+        if set_aside:
+            faulted.update(
+                key[len(VALUE_PREFIX) :] for key in set_aside if key.startswith(VALUE_PREFIX)
+            )
         # Only beside a current value of its kind: "not 0 to Friday" names no old count. A
         # bare number takes the unit of the value it stands against ("90 seconds, not 30").
         gone = {
@@ -169,6 +313,15 @@ class Profile:
         values = tuple(value for value in values if value.number not in gone) if held else values
         idents = _unique(ident for part in parts for ident in part.idents)
         names = frozenset(name for part in parts for name in part.names)
+        # The names and identifiers it replaces are no anchors; its values were read above.
+        retired = (
+            (set_aside | named) & names.union(ident.key for ident in idents)
+            if set_aside or named
+            else set_aside
+        )
+        if retired:
+            names -= retired
+            idents = tuple(ident for ident in idents if ident.key not in retired)
         anchor_keys = _anchor_keys(parts)
         keys = set().union(*(part.keys for part in parts)) - (old if held else set())
         cues: dict[str, int] = {}
@@ -178,6 +331,10 @@ class Profile:
         # What the item sets aside ("Use pnpm instead of npm") weighs as a generic word: a
         # summary of what holds need not name it ("Use pnpm.").
         aside = _aside_keys(parts)
+        if set_aside or retired:
+            aside = aside.union(
+                key for key in set_aside | retired if not key.startswith(VALUE_PREFIX)
+            )
         return cls(
             weights=tuple(
                 (key, GENERIC_WEIGHT if key in aside else _weight(key, anchor_keys))
@@ -193,6 +350,8 @@ class Profile:
             sentences=max(1, len(segments(content))),
             clauses=tuple(parts),
             former=former,
+            retired=retired,
+            successors=successors - _GENERIC if retired else frozenset(),
         )
 
 
@@ -607,7 +766,8 @@ def _held(profile: Profile) -> tuple[frozenset[str], frozenset[str]]:
         for clause in profile.clauses
         if clause.keys & down and not _TURNS_DOWN.search(" ".join(clause.surface))
     )
-    return (own - down or own), down.union(*about)
+    retired = profile.retired
+    return (own - down - retired or own), down.union(*about) | retired
 
 
 #: The first word of a marker of what came in an item's place (anchors' "successor" cue).
@@ -977,6 +1137,9 @@ def _anchor_changes(
         olds = {value.number for value in profile.former}
         if named and not named & olds:
             swapped.append((profile.former[0].kind, "value"))
+    # ``idents`` and ``names`` hold only the current ones: a summary naming one the item
+    # retires where the current one should stand ("Export job state is in Postgres")
+    # swapped it back.
     ident_keys = {ident.key for ident in profile.idents}
     for ident in profile.idents:
         seen_idents = [
@@ -1000,14 +1163,24 @@ def _anchor_changes(
         ):
             stale.append(ident.kind)
     region_keys = {key for clause in parts for key in clause.keys}
-    item_keys = {key for key, _ in profile.weights}
+    item_keys = {key for key, _ in profile.weights} - profile.retired
     aside = set().union(*(c.names for c in _asides(profile, frozenset(region_keys))))
+    # "Export job state is in Postgres, not SQLite" for "Switch it from Postgres to SQLite":
+    # a current name the region only sets aside is not there.
+    refused = _aside_keys(parts, after_not=True) if profile.retired else frozenset()
     for name in sorted(profile.names - aside):
-        if name not in region_keys:
+        if name not in region_keys or name in refused:
             if any(other not in item_keys for clause in parts for other in clause.names):
                 swapped.append(("name", "identifier"))
             else:
                 missing.append("name")
+    if profile.successors and not profile.successors & region_keys:
+        # "上传文件存到 S3。" for "上传文件存到 GCS，不用 S3 了": the old thing stated where
+        # the new one, which the item names in words of no anchor's kind, should stand.
+        old = _stated_old(parts, profile.retired)
+        if old is not None:
+            kind = classify_word(old)
+            swapped.append(("name" if kind == "word" else kind, "identifier"))
     surface = [word for clause in parts for word in clause.surface]
     for quote in profile.quotes:
         if not _contains(surface, quote):
@@ -1016,6 +1189,27 @@ def _anchor_changes(
             else:
                 missing.append("quoted string")
     return stale, swapped, missing
+
+
+#: Words after which a thing is named as the old one: "(was Postgres)", "moved off S3".
+_OLD_BEFORE = frozenset(
+    re.findall(r"\S+", "from was were previously formerly old off 从 原来 原先 之前 以前 旧")
+)
+
+
+def _stated_old(parts: list[Clause], retired: frozenset[str]) -> str | None:
+    """A key of ``retired`` the region states as it stands: in a clause that neither
+    negates, revokes nor turns anything down, and not after a word that makes it the old
+    one ("moved from Postgres", "not S3", "Postgres was dropped" set it aside)."""
+    for clause in parts:
+        if clause.cue("neg") or clause.cue("revoke") or not retired & clause.keys:
+            continue
+        words = clause.surface
+        for n, word in enumerate(words):
+            keys = retired.intersection(token_keys(word))
+            if keys and (n == 0 or words[n - 1] not in _OLD_BEFORE):
+                return min(keys)
+    return None
 
 
 def _substitution(profile: Profile, parts: list[Clause]) -> str | None:
@@ -1167,7 +1361,7 @@ def _anchor_swap(profile: Profile, index: ContextIndex, window: list[int]) -> st
     anchored = {VALUE_PREFIX + value.number for value in profile.values}
     anchored.update(ident.key for ident in profile.idents)
     anchored.update(profile.names)
-    plain = {key for key, _ in profile.weights} - anchored
+    plain = {key for key, _ in profile.weights} - anchored - profile.retired
     if not plain or not anchored:
         return None
     if not any(plain <= index.keysets[number] for number in window):
