@@ -704,6 +704,48 @@ def test_a_terse_item_is_restored_with_what_it_replaced(store: Store) -> None:
     assert "- [decision] (lost) Set the DB pool size to 10." not in block  # not restated itself
 
 
+SUMMARY_OF_DECISIONS = (
+    "The user is adding a CSV export endpoint. Decisions: export job state in Postgres; "
+    "HTTP client is requests; 导出文件用 UTF-8 编码。"
+)
+
+
+def test_a_terse_item_quotes_the_carried_owner_item_it_replaced(store: Store) -> None:
+    """ "Actually use httpx instead of requests." replaces the owner's "Use requests for
+    the HTTP client." (carried from the last snapshot) and the summary's sentence about
+    three things: the restore quotes the owner's item, never the summary's sentence."""
+    first = [
+        Message("u1", "user", "We're adding a CSV export endpoint to the reports service."),
+        Message("u2", "user", "Use Postgres for the export job state."),
+        Message("u3", "user", "Use requests for the HTTP client."),
+    ]
+    capture(store, first, session_id="s")
+    check_summary(store, SUMMARY_OF_DECISIONS, session_id="s")
+    second = [
+        Message("c1", "user", SUMMARY_OF_DECISIONS, summary=True),
+        Message("u4", "user", "Actually use httpx instead of requests."),
+    ]
+    capture(store, second, session_id="s")
+    check_summary(store, "The user is adding a CSV export endpoint.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert (
+        '(lost) Actually use httpx instead of requests. (in place of: "Use requests for the '
+        'HTTP client.")' in block
+    )
+
+
+def test_a_terse_item_that_replaced_only_a_summary_sentence_quotes_nothing(store: Store) -> None:
+    said = [
+        Message("c1", "user", SUMMARY_OF_DECISIONS, summary=True),
+        Message("u1", "user", "Actually use httpx instead of requests."),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(store, "The user is adding a CSV export endpoint.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert "(lost) Actually use httpx instead of requests." in block
+    assert "in place of" not in block
+
+
 def test_a_later_setting_of_another_thing_never_explains_a_summary_error(store: Store) -> None:
     said = [
         Message("u1", "user", "做一个订单服务。"),

@@ -39,6 +39,7 @@ from .brief.restore import (
 from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
 from .core.item import STANDING
 from .inspect import (
+    Candidate,
     CandidateProvider,
     InspectionResult,
     Limits,
@@ -182,6 +183,8 @@ def capture_inspection(
     latest = store.snapshots.latest(session_id=session_id) if session_id else None
     previous = snapshot_from(latest)
     agent = _assistant_items(latest)
+    carried: list[ContextItem] = []
+    gone: dict[str, str] = {}
     if previous is not None:
         # What has since been replaced is not carried: restoring it would bring back a
         # stale decision as one that "still holds".
@@ -196,13 +199,7 @@ def capture_inspection(
         **snapshot.to_dict(),
         ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
         INSPECTED_ITEMS: [item.id for item in snapshot.items if item.id in inspected],
-        REPLACED_BY_ITEM: {
-            item.id: mask(inspected[replaced].content)
-            for item in snapshot.items
-            if item.id in inspected and terse(item.content)
-            for replaced in inspected[item.id].supersedes[-1:]
-            if replaced in inspected
-        },
+        REPLACED_BY_ITEM: _replaced_by_item(snapshot, inspected, carried, gone, agent),
     }
     record = store.snapshots.add(data, label=label, session_id=session_id)
     store.inspections.add(
@@ -212,6 +209,39 @@ def capture_inspection(
     )
     guidance = _guidance(result, snapshot, chosen, reviewed=reviewed, agent=agent)
     return Capture(result, snapshot, record, guidance)
+
+
+def _replaced_by_item(
+    snapshot: Snapshot,
+    inspected: Mapping[str, Candidate],
+    carried: list[ContextItem],
+    gone: Mapping[str, str],
+    agent: Collection[str],
+) -> dict[str, str]:
+    """What each terse item of the snapshot replaced, for the restore to say what "it" is:
+    a statement of the session it supersedes or a carried item it retired, the owner's
+    before the agent's, the session's before the carried, the latest first. Never a
+    summary's sentence: "Decisions: job state in Postgres; HTTP client is requests; …"
+    covers three things and is nobody's word ("Actually use httpx instead of requests."
+    replaced the owner's "Use requests for the HTTP client.")."""
+    out: dict[str, str] = {}
+    for item in snapshot.items:
+        if item.id not in inspected or not terse(item.content):
+            continue
+        said = [
+            (inspected[old].role == "assistant", 0, n, inspected[old].content)
+            for n, old in enumerate(inspected[item.id].supersedes)
+            if old in inspected and inspected[old].role != "system"
+        ]
+        said += [
+            (old.id in agent, 1, n, old.content)
+            for n, old in enumerate(carried)
+            if gone.get(old.id) == item.id
+        ]
+        if said:
+            # The owner's first, then the session's, then the latest.
+            out[item.id] = mask(min(said, key=lambda s: (s[0], s[1], -s[2]))[3])
+    return out
 
 
 def overruled(result: InspectionResult, standing: list[ContextItem]) -> InspectionResult:
