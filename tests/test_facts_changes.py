@@ -789,3 +789,25 @@ def test_a_summary_that_sets_the_old_name_aside_keeps_the_replacement() -> None:
     ):
         status, reason = judge(item, summary, "decision")
         assert status == "preserved", (summary, reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "faithful", "stale"),
+    [
+        ("每页 50 条改成 200 条。", "导出接口每页 200 条。", "导出接口每页 50 条。"),
+        (
+            "Change the timeout from 30 to 60 seconds.",
+            "The timeout is 60 seconds.",
+            "Timeout: 30 s.",
+        ),
+        (
+            "Move the release from Monday to Friday.",
+            "The release is on Friday.",
+            "Release: Monday.",
+        ),
+    ],
+)
+def test_the_value_a_move_retires_is_no_anchor_either(item: str, faithful: str, stale: str) -> None:
+    status, reason = judge(item, faithful, "decision")
+    assert status == "preserved", reason
+    assert judge(item, stale, "decision")[0] != "preserved"
