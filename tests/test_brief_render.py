@@ -227,7 +227,43 @@ def test_a_new_session_starts_with_the_owners_standing_words_of_earlier_sessions
     assert "owner said:" not in render_brief(store, env=env, session_id="B").text
     store.prompts.record("Keep the PR small.", session_id="B")
     own = render_brief(store, env=env, session_id="B", earlier_sessions=True)
-    assert section(own.text, "owner said")[0] == "- want: Keep the PR small."
+    # The session's own words do not push the standing rules out: those come first.
+    assert section(own.text, "owner said") == [
+        "- correction (earlier session): No, use pnpm instead of npm in this repo.",
+        "- constraint (earlier session): Never push to main, always open a PR.",
+        "- want: Keep the PR small.",
+    ]
+
+
+def test_every_standing_rule_of_earlier_sessions_starts_the_next_one(
+    store: Store, env: dict[str, str]
+) -> None:
+    """A walkthrough's new Gemini session was shown two of the owner's four rules, then
+    "(+2 more hidden: contextward intent)": "Never push directly to main" was hidden."""
+    said = [
+        "We're adding a CSV export endpoint to the reports service.",
+        "Never push directly to main; always open a PR.",
+        "不要改公共 API。",
+        "Use Postgres for the export job state.",
+        "We ruled out pandas for the CSV writer: it adds 40 MB to the lambda bundle.",
+        "Actually use httpx instead of requests.",
+        "Switch the export job state from Postgres to SQLite.",
+    ]
+    for text in said:
+        store.prompts.record(text, session_id="A")
+    started = render_brief(store, env=env, session_id="B", earlier_sessions=True)
+    assert section(started.text, "owner said") == [
+        "- correction (earlier session): Actually use httpx instead of requests.",
+        "- rejected (earlier session): We ruled out pandas for the CSV writer: it adds 40 MB"
+        " to the lambda bundle.",
+        "- constraint (earlier session): 不要改公共 API。",
+        "- constraint (earlier session): Never push directly to main; always open a PR.",
+    ]
+    # Their own cap, and the hidden ones counted.
+    few = render_brief(
+        store, env=env, session_id="B", earlier_sessions=True, caps=BriefCaps(standing=1)
+    )
+    assert section(few.text, "owner said")[1:] == ["(+3 more hidden: contextward intent)"]
 
 
 def test_a_new_session_is_told_the_last_evidence_is_an_earlier_sessions(

@@ -884,3 +884,200 @@ def test_a_new_session_is_shown_the_last_sessions_goal_open_work_and_decisions(
     )
     # Within a session (a prompt's delta), nothing of it.
     assert "last session's work" not in render_brief(store, session_id="B").text
+
+
+def _two_compactions(store: Store, said: list[str], summary: str) -> str:
+    """The owner's messages, a first summary that keeps nothing, then a second capture
+    that reads ``summary`` as the host's: its guidance."""
+    capture(store, [Message(f"u{n}", "user", text) for n, text in enumerate(said)], session_id="s")
+    check_summary(store, "CSV export for the reports service.", session_id="s")
+    second = [Message("c1", "user", summary, summary=True), Message("u9", "user", "go on")]
+    return capture(store, second, session_id="s").guidance
+
+
+RULES = [
+    "We're adding a CSV export endpoint to the reports service.",
+    "Never push directly to main; always open a PR.",
+    "Don't use pandas for the CSV writer: it adds 40 MB to the lambda bundle.",
+]
+
+
+@pytest.mark.parametrize(
+    "restated",
+    [
+        "Rejected: pandas for the CSV writer (adds 40 MB to the lambda bundle).",
+        "Pandas was ruled out for the CSV writer (40 MB).",
+    ],
+)
+def test_a_summary_restating_the_owners_rejected_approach_is_never_discardable(
+    store: Store, restated: str
+) -> None:
+    """A walkthrough's guidance listed "[rejected] Rejected: pandas …" (the summary's
+    words) under "Can discard" and the owner's rule under "Also preserve verbatim"."""
+    guidance = _two_compactions(store, RULES, f"CSV export for the reports service. {restated}")
+    assert restated not in guidance  # folded into the owner's rule: listed nowhere
+    assert f"- [constraint] {RULES[2]}" in guidance.split("Also preserve verbatim")[1]
+
+
+def test_a_summary_restating_an_owner_rule_is_not_restored_beside_it(store: Store) -> None:
+    """A walkthrough restored "Rules: never push directly to main, always open a PR."
+    (summary 2's words) next to the owner's "Never push directly to main; …"."""
+    summary = (
+        "The user is adding a CSV export endpoint to the reports service. Rules: never push "
+        "directly to main, always open a PR. Rejected: pandas for the CSV writer (adds 40 MB "
+        "to the lambda bundle)."
+    )
+    _two_compactions(store, RULES, summary)
+    snapshot = plan_restore(store, session_id="s")
+    check_summary(store, "A test for the encoding path was added.", session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert snapshot.items and [i.content for i in plan.items] == RULES
+    assert plan.summary == frozenset()
+
+
+def test_a_summarys_own_statement_is_restored_as_its_word(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = "Never push directly to main; always open a PR."
+    more = "Rules: never push directly to main; releases are cut from the release-7 branch."
+    guidance = _two_compactions(store, [RULES[0], said], f"CSV export. {more}")
+    # More than the owner's rule: kept, as the summary's word, never as the owner's.
+    assert f"- [constraint, summary] {more}" in guidance
+    check_summary(store, "CSV export for the reports service.", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s")).splitlines()
+    assert block[1:] == [
+        f"- [constraint] (lost) {said}",
+        f"- [constraint] (lost; a compaction summary's word, not the owner's) {more}",
+    ]
+    brief = render_brief(store).text
+    assert f"- [constraint] (a compaction summary's word, not the owner's) {more}" in brief
+    # Carried to the next compaction, it keeps its mark.
+    third = [Message("c2", "user", "CSV export.", summary=True), Message("u10", "user", "next")]
+    assert f"- [constraint, summary] {more}" in capture(store, third, session_id="s").guidance
+    monkeypatch.chdir(tmp_path)
+    assert store.root is not None
+    check_summary(store, "CSV export.", session_id="s")
+    restored = json.loads(CliRunner().invoke(main, ["restore", "--json"]).stdout)["items"]
+    assert {(i["content"], i.get("said_by")) for i in restored} == {
+        (more, "summary"),
+        (RULES[0], None),
+        (said, None),
+    }
+
+
+def test_the_owner_saying_a_summarys_words_makes_them_the_owners(store: Store) -> None:
+    rule = "Releases are cut from the release-7 branch."
+    capture(store, [Message("u0", "user", "Build the CSV export.")], session_id="s")
+    second = [
+        Message("c1", "user", f"CSV export. {rule}", summary=True),
+        Message("u1", "user", rule),
+    ]
+    taken = capture(store, second, session_id="s")
+    assert taken.record.data["summary_items"] == []
+    assert f"- [fact] {rule}" in taken.guidance.splitlines()
+
+
+def test_a_carried_summary_statement_gives_way_to_the_agents_later_switch(store: Store) -> None:
+    """A summary's sentence is the summariser's word, carried or not: the agent's later
+    word retires it as it would in the summary's own segment (the owner's, only theirs)."""
+    capture(store, [Message("u0", "user", "Goal: cache the catalogue pages.")], session_id="s")
+    plan = "Decision: use memcached for the page cache."
+    second = [
+        Message("c1", "user", f"Goal: cache the catalogue pages. {plan}", summary=True),
+        Message("u1", "user", "go on"),
+    ]
+    taken = capture(store, second, session_id="s")
+    assert plan in {i.content for i in taken.snapshot.items if i.critical}
+    check_summary(store, "Goal: cache the catalogue pages.", session_id="s")
+    switch = "Switching the page cache to Redis instead of memcached, since we run Redis."
+    third = [
+        Message("c2", "user", "Goal: cache the catalogue pages.", summary=True),
+        Message("a1", "assistant", switch),
+    ]
+    contents = {i.content for i in capture(store, third, session_id="s").snapshot.items}
+    assert plan not in contents and switch in contents
+
+
+def test_a_chinese_summary_flipping_an_owner_rule_with_a_full_width_comma_is_dropped(
+    store: Store,
+) -> None:
+    rule = "不要改公共 API，外部客户在用。"
+    flipped = "可以改公共 API，没关系。"
+    capture(
+        store,
+        [Message("u1", "user", "给报表服务加 CSV 导出。"), Message("u2", "user", rule)],
+        session_id="s",
+    )
+    check_summary(store, f"给报表服务加 CSV 导出。{flipped}", session_id="s")
+    second = [Message("c1", "user", f"给报表服务加 CSV 导出。{flipped}", summary=True)]
+    contents = {i.content for i in capture(store, second, session_id="s").snapshot.items}
+    assert rule in contents and flipped not in contents
+
+
+def test_a_carried_summary_statement_the_owner_then_says_gives_way_to_the_owners(
+    store: Store,
+) -> None:
+    capture(store, [Message("u0", "user", "Build the CSV export.")], session_id="s")
+    claim = "Rules: releases are cut from the release-7 branch; never push directly to main."
+    second = [Message("c1", "user", f"CSV export. {claim}", summary=True)]
+    taken = capture(store, second, session_id="s")
+    assert [
+        i.content for i in taken.snapshot.items if i.id in taken.record.data["summary_items"]
+    ] == [claim]
+    check_summary(store, "CSV export.", session_id="s")
+    said = "Never push directly to main, and cut releases from the release-7 branch."
+    third = [Message("c2", "user", "CSV export.", summary=True), Message("u1", "user", said)]
+    taken = capture(store, third, session_id="s")
+    contents = [i.content for i in taken.snapshot.items]
+    assert said in contents and claim not in contents and claim not in taken.guidance
+
+
+def test_a_summary_sentence_read_as_a_flip_of_an_owner_rule_is_never_listed_to_discard(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cause of a walkthrough's "Can discard: - [rejected] Rejected: pandas …": the
+    verifier read the faithful sentence as a flip of the owner's rule (since fixed), the
+    sentence was dropped as the summary's word against the owner's, and the guidance
+    listed what was dropped to discard. Whatever the verifier says, the owner's rule is
+    what the guidance lists; the summary's sentence about it is listed nowhere."""
+    from contextward import compaction
+
+    class Misreading(compaction.FactsVerifier):
+        def verify(self, items: list[ContextItem], context: str) -> list[dict[str, object]]:
+            found = super().verify(items, context)
+            for item, finding in zip(items, found, strict=True):
+                if "pandas" in item.content and item.content.startswith("Don't"):
+                    finding.update(status="changed", reason="changed: negation flipped (removed)")
+            return found
+
+    monkeypatch.setattr(compaction, "FactsVerifier", Misreading)
+    restated = "Rejected: pandas for the CSV writer (adds 40 MB to the lambda bundle)."
+    guidance = _two_compactions(
+        store, RULES, f"The user wants a CSV export for the reports service. {restated}"
+    )
+    assert "pandas" not in guidance.split("Also preserve verbatim")[0]
+    assert f"- [constraint] {RULES[2]}" in guidance
+
+
+def test_a_new_sessions_brief_states_a_rule_the_summary_lost_once(store: Store) -> None:
+    rule = "Never push directly to main; always open a PR."
+    for text in [RULES[0], rule, "不要改公共 API。"]:
+        store.prompts.record(text, session_id="s")
+    capture(store, [Message("u1", "user", RULES[0]), Message("u2", "user", rule)], session_id="s")
+    check_summary(store, "CSV export for the reports service.", session_id="s")
+    text = render_brief(store, session_id="next", earlier_sessions=True).text
+    assert text.count(rule) == 1 and f"- [constraint] {rule}" in text
+    assert "- constraint (earlier session): 不要改公共 API。" in text
+
+
+def test_a_new_session_is_told_which_of_the_last_sessions_work_a_summary_said(
+    store: Store,
+) -> None:
+    capture(store, [Message("u0", "user", "Goal: build the CSV export.")], session_id="A")
+    summary = "Goal: build the CSV export. Pending: wire the download button."
+    check_summary(store, summary, session_id="A")
+    capture(store, [Message("c1", "user", summary, summary=True)], session_id="A")
+    check_summary(store, summary, session_id="A")
+    lines = render_brief(store, session_id="B", earlier_sessions=True).text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("last session's work"))
+    assert "- [todo] (summary) Pending: wire the download button." in lines[at + 1 :]

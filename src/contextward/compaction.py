@@ -11,7 +11,9 @@ constraints of the contract, trusted decisions of STATE.md, and the critical
 items of the previous snapshot of the same session (so an item survives a
 second compaction even if the first summary dropped it), unless it has
 been replaced since (by the owner's word; an item the assistant said, by
-the assistant's too).
+the assistant's too). A summary's sentence is the summariser's word: one
+that restates an owner item is folded into it (the owner's words are kept),
+and one kept is listed as the summary's, never presented as the owner's.
 
 Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 """
@@ -28,6 +30,7 @@ from .brief.restore import (
     INSPECTED_ITEMS,
     REPLACED_BY_ITEM,
     REPLACED_LATER,
+    SUMMARY_ITEMS,
     RestorePlan,
     listed,
     plan_restore,
@@ -36,8 +39,9 @@ from .brief.restore import (
     snapshot_from,
     terse,
 )
-from .core import ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
+from .core import KINDS, ContextItem, FactsVerifier, Snapshot, VerificationReport, verify_context
 from .core.item import STANDING
+from .core.textnorm import normalize
 from .inspect import (
     Candidate,
     CandidateProvider,
@@ -183,21 +187,29 @@ def capture_inspection(
     latest = store.snapshots.latest(session_id=session_id) if session_id else None
     previous = snapshot_from(latest)
     agent = _assistant_items(latest)
+    summarised = set(listed(latest, SUMMARY_ITEMS))
     carried: list[ContextItem] = []
     gone: dict[str, str] = {}
     if previous is not None:
         # What has since been replaced is not carried: restoring it would bring back a
         # stale decision as one that "still holds".
         carried = [item for item in previous.items if item.critical]
-        gone = retired(result, carried, assistant=agent)
+        gone = retired(result, carried, assistant=agent, summary=summarised)
         extra += [item for item in carried if item.id not in gone]
-    result = overruled(result, [item for item in extra if item.id not in agent])
+    owner = [item for item in extra if item.id not in agent and item.id not in summarised]
+    against = overruled(result, owner)
+    result = _dropped(result, against, "the summary's word against the owner's recorded item")
+    folded = restated(result, [item for item in extra if item.id in summarised], owner)
+    result = _dropped(result, folded, "the summary's restatement of an owner item, kept instead")
+    extra = [item for item in extra if item.id not in folded]
     snapshot = _deduplicated(snapshot_of(result, chosen, extra=extra))
     agent |= {c.id for c in result.candidates if c.role == "assistant"}
+    summarised |= {c.id for c in result.candidates if c.summary}
     inspected = {c.id: c for c in result.candidates}
     data = {
         **snapshot.to_dict(),
         ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
+        SUMMARY_ITEMS: [item.id for item in snapshot.items if item.id in summarised],
         INSPECTED_ITEMS: [item.id for item in snapshot.items if item.id in inspected],
         REPLACED_BY_ITEM: _replaced_by_item(snapshot, inspected, carried, gone, agent),
     }
@@ -207,7 +219,16 @@ def capture_inspection(
         label=label,
         session_id=session_id,
     )
-    guidance = _guidance(result, snapshot, chosen, reviewed=reviewed, agent=agent)
+    # A summary's sentence the owner's record answers for, restating or changing an owner
+    # item, is listed nowhere: the owner's item is listed to preserve. Listed to discard, a
+    # faithful one the verifier misread as a flip told the summariser to drop "Rejected:
+    # pandas …" beside the owner's rule to preserve (and the goal sentence that shared its
+    # region, as "[goal]").
+    answered = (against | folded) - {d.candidate_id for d in chosen}
+    shown = replace(result, candidates=tuple(c for c in result.candidates if c.id not in answered))
+    guidance = _guidance(
+        shown, snapshot, chosen, reviewed=reviewed, agent=agent, summary=summarised
+    )
     return Capture(result, snapshot, record, guidance)
 
 
@@ -244,8 +265,8 @@ def _replaced_by_item(
     return out
 
 
-def overruled(result: InspectionResult, standing: list[ContextItem]) -> InspectionResult:
-    """``result`` with a summary's statements that change a standing owner item dropped.
+def overruled(result: InspectionResult, standing: list[ContextItem]) -> set[str]:
+    """The ids of a summary's statements that change a standing owner item.
 
     A compaction summary is the summariser's word, not the owner's: where it states a
     rule flipped or a value changed ("可以改公共 API。" for "不要改公共 API"), the check
@@ -254,7 +275,7 @@ def overruled(result: InspectionResult, standing: list[ContextItem]) -> Inspecti
     """
     said = [c for c in result.candidates if c.role == "system" and c.action != "drop"]
     if not said or not standing:
-        return result
+        return set()
     text = "\n".join(c.content for c in said)
     verifier = FactsVerifier()
     changed = [
@@ -263,27 +284,73 @@ def overruled(result: InspectionResult, standing: list[ContextItem]) -> Inspecti
         if finding["status"] == "changed"
     ]
     if not changed:
-        return result
+        return set()
     regions = [" ".join(p.text.split()) for p in verifier.placed(changed, text).values()]
-    against = {c.id: _overruling(c.content, regions) for c in said}
+    return {c.id for c in said if _overruling(c.content, regions)}
+
+
+def restated(
+    result: InspectionResult, carried: list[ContextItem], owner: list[ContextItem]
+) -> set[str]:
+    """The ids of a summary's statements that restate critical owner items and say
+    nothing more: the summary's own sentences among ``result``'s candidates, and
+    ``carried`` (an earlier summary's, kept by the previous snapshot).
+
+    The facts verifier decides, as it decides whether a summary kept an item, with the
+    roles turned round: the owner's items placed where the sentence stands hold it (it
+    is not lost in them: every anchor of it and most of its terms are there). "Rules:
+    never push directly to main, always open a PR." restates "Never push directly to
+    main; always open a PR."; so does "Pandas was ruled out for the CSV writer (40 MB)."
+    for "Don't use pandas for the CSV writer: it adds 40 MB to the lambda bundle.",
+    though it kept too little of it to count as keeping it. A sentence that adds "we
+    deploy on Fridays" is more than a restatement, and stays, as the summary's word. The
+    owner's item is the one kept: two items of one rule, one in the summariser's words,
+    came back side by side as if the owner had said both.
+    """
+    said = [
+        ContextItem(c.id, c.kind if c.kind in KINDS else "fact", c.content, c.critical)
+        for c in result.candidates
+        if c.summary and c.action != "drop" and c.kind != "tool_output"
+    ] + carried
+    rules = [item for item in owner if item.critical] + [
+        ContextItem(c.id, c.kind, c.content, True)
+        for c in result.candidates
+        if c.role == "user" and not c.summary and c.critical and c.action != "drop"
+    ]
+    if not said or not rules:
+        return set()
+    verifier = FactsVerifier()
+    # Where each owner item stands in the summary names the items a sentence may restate.
+    placed = verifier.placed(rules, "\n".join(item.content for item in said))
+    regions = {item.id: " ".join(placed[item.id].text.split()) for item in rules}
+    found: set[str] = set()
+    for item in said:
+        near = [rule.content for rule in rules if _overruling(item.content, [regions[rule.id]])]
+        # Not "preserved" only: a sentence that reads as a change of the owner's item
+        # says nothing beyond it either, and the owner's word is the one that holds.
+        if near and verifier.verify([item], "\n".join(near))[0]["status"] != "lost":
+            found.add(item.id)
+    return found
+
+
+def _dropped(result: InspectionResult, ids: Collection[str], reason: str) -> InspectionResult:
+    """``result`` with the candidates in ``ids`` dropped, for ``reason``."""
+    if not ids:
+        return result
     return replace(
         result,
         candidates=tuple(
-            replace(
-                c,
-                action="drop",
-                critical=False,
-                reason="the summary's word against the owner's recorded item",
-            )
-            if against.get(c.id)
-            else c
+            replace(c, action="drop", critical=False, reason=reason) if c.id in ids else c
             for c in result.candidates
         ),
     )
 
 
 def _overruling(content: str, regions: list[str]) -> bool:
-    flat = " ".join(content.split())
+    """Whether ``content`` and a region of the verifier's (whitespace folded) hold one
+    another. The verifier's text is NFKC: "，" and "（" there are "," and "(", so the
+    content is read the same way (a Chinese summary sentence was never found)."""
+    flat = " ".join(normalize(content, lower=False).split())
     return any(flat and region and (flat in region or region in flat) for region in regions)
 
 
@@ -367,6 +434,7 @@ def _guidance(
     *,
     reviewed: bool | None = None,
     agent: Collection[str] = (),
+    summary: Collection[str] = (),
 ) -> str:
     """The guidance, then the standing record (the contract, recorded decisions, what the
     previous snapshot carried), which has its room set aside first: a long transcript's
@@ -374,22 +442,34 @@ def _guidance(
     inspected = {c.id for c in result.candidates}
     extra = [item for item in snapshot.items if item.id not in inspected and item.critical]
     extra.sort(key=lambda item: item.kind not in STANDING)  # goals and rules first
-    record = _record(extra, RECORD_CHARS, agent)
+    record = _record(extra, RECORD_CHARS, agent, summary)
     room = MAX_GUIDANCE_CHARS - len(record) - 300  # a guidance may pass its bound by ~200
     limits = Limits(max_chars=max(room, 1000))
     text = build_guidance(result, decisions, reviewed=reviewed, limits=limits).text() + record
     return text[:MAX_GUIDANCE_CHARS]
 
 
-def _record(items: list[ContextItem], size: int, agent: Collection[str] = ()) -> str:
+def _record(
+    items: list[ContextItem],
+    size: int,
+    agent: Collection[str] = (),
+    summary: Collection[str] = (),
+) -> str:
     """The carried and recorded items, marked ``[kind, agent]`` when the agent said them
-    (as the guidance marks them: never presented as the owner's)."""
+    and ``[kind, summary]`` when a summary did (as the guidance marks them: never
+    presented as the owner's)."""
     if not items:
         return ""
     lines = ["", "Also preserve verbatim (the project's standing record):"]
     used = 0
     for n, item in enumerate(items):
-        label = f"{item.kind}, agent" if item.id in agent else item.kind
+        label = (
+            f"{item.kind}, agent"
+            if item.id in agent
+            else f"{item.kind}, summary"
+            if item.id in summary
+            else item.kind
+        )
         line = f"- [{label}] {' '.join(mask(item.content).split())}"
         if used + len(line) > size:
             lines.append(f"({len(items) - n} more in `contextward brief`)")

@@ -25,6 +25,11 @@ from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Record, Store
 
+#: How an item that is not the owner's word is marked wherever it is restated.
+WORD_OF = {
+    "agent": "the agent's word, not the owner's",
+    "summary": "a compaction summary's word, not the owner's",
+}
 #: Upper bound of the rendered block; the hook adds its own text around it.
 MAX_CHARS = 6000
 
@@ -38,6 +43,9 @@ HEADER = (
 #: ids of the items the assistant said, so that its own later word may retire them at the
 #: next compaction. An item not listed is read as the owner's.
 ASSISTANT_ITEMS = "assistant_items"
+#: And the ids of the items a compaction summary said in its own words (not an owner
+#: message it quotes): restated as the summary's word, never as the owner's.
+SUMMARY_ITEMS = "summary_items"
 #: And the ids of the items the inspected transcript said, in the order it said them (the
 #: standing record and carried items are not among them).
 INSPECTED_ITEMS = "inspected_items"
@@ -73,6 +81,15 @@ class RestorePlan:
     in_place_of: Mapping[str, str] = field(default_factory=dict)
     #: A restated goal's later item that changed one of its details, by goal id.
     since: Mapping[str, ContextItem] = field(default_factory=dict)
+    #: The items a compaction summary said in its own words: restated as its word.
+    summary: frozenset[str] = frozenset()
+
+    def said_by(self, item_id: str) -> str:
+        """Whose word an item is when it is not the owner's: ``agent`` or ``summary``
+        (``""`` for the owner's)."""
+        if item_id in self.agent:
+            return "agent"
+        return "summary" if item_id in self.summary else ""
 
     @property
     def empty(self) -> bool:
@@ -114,6 +131,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         return RestorePlan((), None, False, {})
     check = latest_check(store, record.seq)
     agent = frozenset(listed(record, ASSISTANT_ITEMS))
+    summary = frozenset(listed(record, SUMMARY_ITEMS))
     context = record.data.get(REPLACED_BY_ITEM)
     before = (
         {k: v for k, v in context.items() if isinstance(v, str)}
@@ -123,7 +141,15 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     if check is None:
         critical = tuple(item for item in snapshot.items if item.critical)
         unchecked = {i.id: "unchecked" for i in critical}
-        return RestorePlan(critical, record.seq, False, unchecked, agent=agent, in_place_of=before)
+        return RestorePlan(
+            critical,
+            record.seq,
+            False,
+            unchecked,
+            agent=agent,
+            in_place_of=before,
+            summary=summary,
+        )
     report = check.data.get("report", {})
     # Only critical items: a statement that is not critical may have been changed by the
     # owner since, which supersession missed (restating it was measured to undo more
@@ -160,6 +186,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         agent,
         before,
         since,
+        summary,
     )
 
 
@@ -292,12 +319,16 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
     used = len(lines[0])
     shown = 0
     # Goals and standing rules first (the contract's among them, which a snapshot lists
-    # after the transcript's items): when the block is full, decisions give way first.
-    for item in sorted(plan.items, key=lambda i: i.kind not in STANDING):
+    # after the transcript's items), the owner's before anyone else's: when the block is
+    # full, decisions give way first.
+    for item in sorted(
+        plan.items, key=lambda i: (i.kind not in STANDING, bool(plan.said_by(i.id)))
+    ):
         status = plan.statuses.get(item.id, "")
         notes = [status] if status in ("changed", "lost") else []
-        if item.id in plan.agent:
-            notes.append("the agent's word, not the owner's")  # "I suggest we raise it to 2000"
+        if plan.said_by(item.id):
+            # "I suggest we raise it to 2000"; a summary's "Rules: …" in its own words.
+            notes.append(WORD_OF[plan.said_by(item.id)])
         note = f" ({'; '.join(notes)})" if notes else ""
         line = f"- [{item.kind}]{note} {one_line(mask(item.content))}"
         if item.id in plan.in_place_of:

@@ -55,8 +55,9 @@ HEADER = "## contextward brief"
 COUNT_BOUND = 100
 #: Owner prompts the brief looks at for its two statements (intent shows more).
 _PROMPT_WINDOW = 20
-#: What the owner said in an earlier session that still holds in a new one.
-_STANDING = frozenset(("constraint", "correction"))
+#: What the owner said in an earlier session that still holds in a new one: their rules,
+#: corrections and rejected approaches.
+_STANDING = frozenset(("constraint", "correction", "rejected"))
 _NOISE = frozenset(("transient", "tool_output"))
 #: What a new session is shown of an earlier session's last compaction snapshot, in this
 #: order: the task, the open work, the choices made, where things stood.
@@ -70,6 +71,8 @@ class BriefCaps:
     owner_constraints: int = 6
     seed_constraints: int = 12
     owner_statements: int = 2
+    #: At a session's start, the owner's standing rules of earlier sessions, beside those.
+    standing: int = 8
     decisions: int = 3
     corrections: int = 3
     precedents: int = 3
@@ -161,7 +164,14 @@ def render_brief(
         # Only at a session's start: a prompt's delta never brings it back.
         _last_session(store, caps, session_id if earlier_sessions else None, fmt, restored),
         _contract(root, caps, env, fmt),
-        _owner_statements(store, caps, session_id, fmt, earlier_sessions),
+        _owner_statements(
+            store,
+            caps,
+            session_id,
+            fmt,
+            earlier_sessions=earlier_sessions,
+            restated=frozenset(restored),
+        ),
         *_journal_sections(store, caps, fmt, _state_decisions(root)),
         _loops(store, caps, session_id, fmt),
     ]
@@ -299,33 +309,47 @@ def _constraint(row: Constraint, caps: BriefCaps, fmt: _Lines) -> str:
 
 
 def _owner_statements(
-    store: Store, caps: BriefCaps, session_id: str | None, fmt: _Lines, earlier_sessions: bool
+    store: Store,
+    caps: BriefCaps,
+    session_id: str | None,
+    fmt: _Lines,
+    *,
+    earlier_sessions: bool,
+    restated: frozenset[str] = frozenset(),
 ) -> BriefSection:
-    if not caps.owner_statements:
+    if not caps.owner_statements and not (earlier_sessions and caps.standing):
         return BriefSection("owner_statements", "owner said", ())
     prompts = store.prompts.list(limit=_PROMPT_WINDOW, session_id=session_id)
-    classified = [(*classify(p.text, bounded=False), "") for p in prompts]
+    # The owner's rules first, then a want or need, a plain statement last; newest first
+    # within.
+    own = sorted(
+        [(*classify(p.text, bounded=False), "") for p in prompts],
+        key=lambda row: (row[0] not in _STANDING, row[0] == "statement"),
+    )
+    earlier: list[tuple[str, str, str]] = []
     if earlier_sessions and session_id is not None:
         # A new session starts with none of its own words: the owner's standing ones from
-        # earlier sessions ("Never push to main", "use pnpm, not npm") still bind it,
-        # unless the owner replaced or lifted them since. What they wanted or said there
-        # was about that session's task, so it stays there.
+        # earlier sessions ("Never push to main", "use pnpm, not npm", "we ruled out
+        # pandas") still bind it, unless the owner replaced or lifted them since. What
+        # they wanted or said there was about that session's task, so it stays there.
         recent = store.prompts.list(limit=_PROMPT_WINDOW)
-        standing = [
-            (p.seq, kind, text)
-            for p in recent
-            if p.session_id != session_id
-            for kind, text in [classify(p.text, bounded=False)]
-            if kind in _STANDING
-        ]
-        retired = _retired(recent) if standing else set()
-        classified += [
-            (kind, text, " (earlier session)") for seq, kind, text in standing if seq not in retired
-        ]
-    # A want, need, constraint or correction beats a plain statement; newest first within,
-    # the session's own words before an earlier session's.
-    ranked = sorted(classified, key=lambda row: row[0] == "statement")
-    shown = ranked[: caps.owner_statements]
+        before = [p for p in recent if p.session_id != session_id]
+        retired, rejected = _read(recent) if before else (set(), {})
+        # Listed once: a rule "still in force" above, or said again in a later session.
+        seen = {_key(text) for _, text, _ in own} | restated
+        for p in before:
+            kind, text = classify(p.text, bounded=False)
+            if kind not in _STANDING and p.seq in rejected:
+                kind, text = "rejected", rejected[p.seq]
+            if kind in _STANDING and p.seq not in retired and _key(text) not in seen:
+                seen.add(_key(text))
+                earlier.append((kind, text, " (earlier session)"))
+    # The owner's standing rules have a cap of their own: with the session's two
+    # statements' cap for them too, a new session was shown two rules of four, and
+    # "Never push to main" was among the hidden.
+    shown_own = own[: caps.owner_statements]
+    shown_earlier = earlier[: caps.standing]
+    shown = sorted([*shown_own, *shown_earlier], key=lambda row: row[0] not in _STANDING)
     lines = [
         f"- {kind}{where}: {fmt.line(text, caps.trusted_chars)}" for kind, text, where in shown
     ]
@@ -333,25 +357,32 @@ def _owner_statements(
         "owner_statements",
         "owner said",
         tuple(lines),
-        len(classified) - len(shown),
+        len(own) + len(earlier) - len(shown),
         "contextward intent",
     )
 
 
-def _retired(prompts: list[Prompt]) -> set[int]:
-    """The seqs of the prompts whose every statement a later prompt replaced or lifted
-    ("Pushing to main is fine now" after "Never push to main"), read as inspection does."""
+def _read(prompts: list[Prompt]) -> tuple[set[int], dict[int, str]]:
+    """Inspection's reading of the owner's prompts: the seqs of those whose every
+    statement a later prompt replaced or lifted ("Pushing to main is fine now" after
+    "Never push to main"), and each other's rejected approach that still stands ("We
+    ruled out pandas for the CSV writer", which intent reads as a plain statement)."""
     from ..inspect import Message, inspect_messages
 
     said = sorted(prompts, key=lambda p: p.seq)
     result = inspect_messages([Message(f"p{p.seq}", "user", p.text) for p in said])
     live: dict[str, bool] = {}
+    rejected: dict[int, str] = {}
     for candidate in result.candidates:
         if candidate.kind in _NOISE:
             continue
         for source in candidate.sources:
             live[source] = live.get(source, False) or candidate.superseded_by is None
-    return {p.seq for p in said if live.get(f"p{p.seq}") is False}
+        if candidate.kind == "rejected" and candidate.superseded_by is None:
+            seq = int(candidate.sources[0][1:])
+            rejected.setdefault(seq, candidate.content)
+    retired = {p.seq for p in said if live.get(f"p{p.seq}") is False}
+    return retired, rejected
 
 
 def _state_decisions(root: Path | None) -> list[DecisionRow]:
@@ -521,10 +552,19 @@ def _tags(tags: tuple[str, ...]) -> str:
 def _restore(plan: RestorePlan, caps: BriefCaps, fmt: _Lines) -> BriefSection:
     """Critical items the last checked compaction lost or changed: shown until a later
     check finds them preserved (the latest check decides)."""
+    from .restore import WORD_OF
+
     if not plan.checked or not caps.restore:
         return BriefSection("restore", "still in force (the last compaction summary lost them)", ())
-    shown = plan.items[: caps.restore]
-    lines = [f"- [{item.kind}] {fmt.line(item.content, caps.trusted_chars)}" for item in shown]
+    # The owner's items first; an item the agent or a summary said is marked as its word.
+    ranked = sorted(plan.items, key=lambda item: bool(plan.said_by(item.id)))
+    shown = ranked[: caps.restore]
+    lines = [
+        f"- [{item.kind}]"
+        + (f" ({WORD_OF[plan.said_by(item.id)]})" if plan.said_by(item.id) else "")
+        + f" {fmt.line(item.content, caps.trusted_chars)}"
+        for item in shown
+    ]
     return BriefSection(
         "restore",
         "still in force (the last compaction summary lost them)",
@@ -545,7 +585,7 @@ def _last_session(
     work, decisions and state, as that snapshot kept them (the restore section shows
     what its summary lost; this shows the rest, which the summary was trusted with and
     which no longer reaches a new session)."""
-    from .restore import ASSISTANT_ITEMS, INSPECTED_ITEMS, listed, snapshot_from
+    from .restore import ASSISTANT_ITEMS, INSPECTED_ITEMS, SUMMARY_ITEMS, listed, snapshot_from
 
     empty = BriefSection("last_session", "last session", ())
     if not caps.last_session or session_id is None:
@@ -559,6 +599,8 @@ def _last_session(
     # and "owner said"); a snapshot from before the list was kept shows its every item.
     inspected = set(said) if said else {item.id for item in snapshot.items}
     agent = set(listed(record, ASSISTANT_ITEMS))
+    # A compaction summary's own sentence is its word, as the agent's is the agent's.
+    summary = set(listed(record, SUMMARY_ITEMS)) - agent
     items = [
         item
         for kind in _CARRIED
@@ -567,8 +609,12 @@ def _last_session(
     ]
     shown = items[: caps.last_session]
     lines = [
-        f"- [{item.kind}]{' (agent)' if item.id in agent else ''} "
-        + fmt.line(item.content, caps.agent_chars if item.id in agent else caps.trusted_chars)
+        f"- [{item.kind}]{' (agent)' if item.id in agent else ''}"
+        f"{' (summary)' if item.id in summary else ''} "
+        + fmt.line(
+            item.content,
+            caps.agent_chars if item.id in agent | summary else caps.trusted_chars,
+        )
         for item in shown
     ]
     return BriefSection(

@@ -60,12 +60,14 @@ def compact_test(
 
 
 def restored_items(plan: RestorePlan) -> list[dict[str, Any]]:
-    """The restored items as JSON: each with its ``status`` and, for a goal a later
-    statement changed a detail of, that statement (``since``)."""
+    """The restored items as JSON: each with its ``status``, ``said_by`` (``agent`` or
+    ``summary``) when it is not the owner's word, and, for a goal a later statement
+    changed a detail of, that statement (``since``)."""
     return [
         {
             **item.to_dict(),
             "status": plan.statuses.get(item.id, ""),
+            **({"said_by": plan.said_by(item.id)} if plan.said_by(item.id) else {}),
             **({"since": plan.since[item.id].to_dict()} if item.id in plan.since else {}),
         }
         for item in plan.items

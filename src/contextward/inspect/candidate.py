@@ -45,6 +45,9 @@ class Candidate:
     #: guidance keeps first and let a later inspection's items retire a snapshot's.
     role: str = ""
     turn: int = 0
+    #: Said by a compaction summary in its own words, not by the owner (the owner's
+    #: messages a summary quotes are theirs): never presented as the owner's word.
+    summary: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's candidate object, with secrets masked (a transcript's message ids

@@ -51,20 +51,24 @@ def retired(
     earlier: Iterable[ContextItem],
     *,
     assistant: Collection[str] = (),
+    summary: Collection[str] = (),
 ) -> dict[str, str]:
     """Which ``earlier`` items (said before the inspected messages: a previous snapshot's)
     a statement of ``result`` replaces, as ``{item id: candidate id}``.
 
     The items stand one turn before the first message. Those whose ids are in
-    ``assistant`` are the assistant's; any other is read as the owner's word (a contract
-    row, a decision of the record, an item whose speaker was not kept), which only the
-    owner's word retires. Supersession then links them with the candidates as it links
-    the statements of one transcript ("use Postgres for the queue instead of SQLite"
-    retires "Use SQLite for the job queue.").
+    ``assistant`` are the assistant's, those in ``summary`` a compaction summary's own
+    words; any other is read as the owner's word (a contract row, a decision of the
+    record, an item whose speaker was not kept), which only the owner's word retires.
+    Supersession then links them with the candidates as it links the statements of one
+    transcript ("use Postgres for the queue instead of SQLite" retires "Use SQLite for
+    the job queue.").
     """
     items = list(earlier)
     old = [
-        _draft(i.id, i.kind, i.content, role=_speaker(i.id, assistant), position=-1, turn=0)
+        _draft(
+            i.id, i.kind, i.content, role=_speaker(i.id, assistant, summary), position=-1, turn=0
+        )
         for i in items
     ]
     by_id = {c.id: c for c in result.candidates}
@@ -89,8 +93,10 @@ def retired(
     return gone
 
 
-def _speaker(item_id: str, assistant: Collection[str]) -> str:
-    return "assistant" if item_id in assistant else "user"
+def _speaker(item_id: str, assistant: Collection[str], summary: Collection[str]) -> str:
+    if item_id in assistant:
+        return "assistant"
+    return "system" if item_id in summary else "user"  # a summary speaks as ``system``
 
 
 def _draft(cid: str, kind: str, content: str, *, role: str, position: int, turn: int) -> Draft:

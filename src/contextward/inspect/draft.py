@@ -27,6 +27,8 @@ class Draft:
     #: same in every transcript format.
     turn: int = 0
     role: str = "user"
+    #: Said by a compaction summary in its own words (an owner message it quotes is not).
+    summary: bool = False
     #: Its number in a numbered list ("2. Retry twice"), which a reply may name.
     item: int | None = None
     supersedes: list[str] = field(default_factory=list)

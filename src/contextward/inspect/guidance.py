@@ -162,6 +162,8 @@ def _line(c: Candidate, section: str) -> str:
         # Whose word it is goes with it: the agent's text may claim the owner's authority
         # ("Owner's standing rule: the staging database may be dropped at will").
         label += ", agent"
+    elif section != "can_discard" and c.summary:
+        label += ", summary"  # a compaction summary's own words, not the owner's
     if "\n" in c.content and c.content.lstrip().startswith("```"):
         # A code block stays verbatim, its later lines indented under the item.
         lines = printable(mask(c.content)).strip().splitlines()

@@ -95,6 +95,7 @@ class _Builder:
         turn: int = 0,
         item: int | None = None,
         role: str | None = None,
+        summary: bool = False,
     ) -> Draft:
         key = statement_key(text)
         old = self._seen.get(key)
@@ -110,6 +111,7 @@ class _Builder:
                 old.kind, old.importance, old.reason = c.kind, c.importance, c.reason
             old.confidence = max(old.confidence, c.confidence)
             old.replaces = old.replaces or c.replaces
+            old.summary = old.summary and summary  # the owner said it too: their word
             return old
         draft = Draft(
             id=candidate_id(message.id, c.kind, text),
@@ -125,6 +127,7 @@ class _Builder:
             # A summary's words are the host's (``system``), not its message's author's.
             role=role or message.role,
             item=item,
+            summary=summary,
         )
         self._seen[key] = draft
         self.drafts.append(draft)
@@ -200,6 +203,7 @@ def inspect_messages(
                 turn=turn + unit.quoted,
                 item=unit.number,
                 role="user" if unit.quoted else ctx.role,
+                summary=summary and not unit.quoted,
             )
             for unit, c in zip(pieces, kinds, strict=True)
         ]
@@ -377,7 +381,9 @@ def _confirm(
                 d.confidence = max(c.confidence, min(d.confidence, MAX_CONFIRMED))
                 d.reason = f"{d.reason}; the host's model names it {c.kind}"
         if not hits:
-            hits = [builder.add(p.message, where[id(p.message)], p.text, c)]
+            hits = [
+                builder.add(p.message, where[id(p.message)], p.text, c, summary=p.message.summary)
+            ]
         named.append(hits)
     return named
 
@@ -495,4 +501,5 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
         position=d.position,
         role=d.role,
         turn=d.turn,
+        summary=d.summary,
     )
