@@ -266,6 +266,20 @@ def test_every_standing_rule_of_earlier_sessions_starts_the_next_one(
     assert section(few.text, "owner said")[1:] == ["(+3 more hidden: contextward intent)"]
 
 
+def test_a_standing_rule_said_several_busy_sessions_ago_still_reaches_a_new_session(
+    store: Store, env: dict[str, str]
+) -> None:
+    store.prompts.record("Never push to main, always open a PR.", session_id="A")
+    for n, session in enumerate(("B", "C", "D") * 15):
+        store.prompts.record(
+            f"Look at the failing job number {n} and tell me why.", session_id=session
+        )
+    started = render_brief(store, env=env, session_id="E", earlier_sessions=True)
+    assert section(started.text, "owner said") == [
+        "- constraint (earlier session): Never push to main, always open a PR."
+    ]
+
+
 def test_a_new_session_is_told_the_last_evidence_is_an_earlier_sessions(
     store: Store, env: dict[str, str]
 ) -> None:

@@ -55,6 +55,9 @@ HEADER = "## contextward brief"
 COUNT_BOUND = 100
 #: Owner prompts the brief looks at for its two statements (intent shows more).
 _PROMPT_WINDOW = 20
+#: And, at a session's start, for the owner's standing rules of earlier sessions (read
+#: once per session, by inspection: a rule said three busy sessions ago still binds).
+_STANDING_WINDOW = 200
 #: What the owner said in an earlier session that still holds in a new one: their rules,
 #: corrections and rejected approaches.
 _STANDING = frozenset(("constraint", "correction", "rejected"))
@@ -332,7 +335,7 @@ def _owner_statements(
         # earlier sessions ("Never push to main", "use pnpm, not npm", "we ruled out
         # pandas") still bind it, unless the owner replaced or lifted them since. What
         # they wanted or said there was about that session's task, so it stays there.
-        recent = store.prompts.list(limit=_PROMPT_WINDOW)
+        recent = store.prompts.list(limit=_STANDING_WINDOW)
         before = [p for p in recent if p.session_id != session_id]
         retired, rejected = _read(recent) if before else (set(), {})
         # Listed once: a rule "still in force" above, or said again in a later session.
