@@ -66,6 +66,7 @@ def test_failure_then_refusal(project: Path) -> None:
             "failures": 2,
             "failed": 2,
             "unproven": 0,
+            "streak": "failed 2 time(s)",
             "threshold": 3,
             "blocked": True,
             "last_at": json.loads(out)[0]["last_at"],
@@ -181,6 +182,7 @@ def test_unproven_runs_are_named_as_run_and_never_called_failures(project: Path)
         "failures": 2,
         "failed": 0,
         "unproven": 2,
+        "streak": "could not be proven 2 time(s)",
         "threshold": 3,
         "blocked": True,
     }

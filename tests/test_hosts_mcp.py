@@ -103,7 +103,36 @@ async def test_verify_records_evidence_and_the_loop_brake_refuses(project: Path)
         refused = await call(client, "verify", {"command": "exit 3"})
         loops = await call(client, "loops")
     assert refused["refused"] is True
-    assert loops == [{"command": "exit 3", "failures": 2, "blocked": True}]
+    assert [{k: v for k, v in loop.items() if k != "last_at"} for loop in loops] == [
+        {
+            "command": "exit 3",
+            "streak_key": "exit 3",
+            "failures": 2,
+            "failed": 2,
+            "unproven": 0,
+            "streak": "failed 2 time(s)",
+            "threshold": 3,
+            "blocked": True,
+        }
+    ]
+
+
+@pytest.mark.anyio
+async def test_loops_say_what_a_streak_counted_as_the_refusal_does(project: Path) -> None:
+    """A test run whose exit 0 proves nothing is no failure: the tool gives the split the
+    hook's refusal gives (failed 1 time(s) and could not be proven 1 time(s))."""
+    async with Client(build_server()) as client:
+        await call(client, "verify", {"command": "false"})
+        await call(client, "verify", {"command": "false || true"})  # masked: unproven
+        refused = await call(client, "verify", {"command": "false || true"})
+        (loop,) = await call(client, "loops")
+    assert "failed 1 time(s) and could not be proven 1 time(s)" in refused["reason"]
+    assert (loop["failures"], loop["failed"], loop["unproven"], loop["streak"]) == (
+        2,
+        1,
+        1,
+        "failed 1 time(s) and could not be proven 1 time(s)",
+    )
 
 
 @pytest.mark.anyio

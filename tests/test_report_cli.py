@@ -35,7 +35,7 @@ def test_without_a_store_the_digest_says_nothing_yet_and_creates_nothing(repo: P
         "state: 0 fields\n"
         "decisions: 0\n"
         "evidence runs: none\n"
-        "loop streaks: 0 failing, 0 refused next\n"
+        "loop streaks: 0 open, 0 refused next\n"
         "last compaction: none recorded\n"
         "page: contextward report --html report.html (self-contained, open it anywhere)\n",
         "",
@@ -53,7 +53,7 @@ def test_the_digest_and_the_page_show_what_the_commands_recorded(repo: Path) -> 
         "state: 2 fields (focus: parser [secret:github-token])",
         "decisions: 1",
         "evidence runs: 1 fail",
-        "loop streaks: 1 failing, 0 refused next",
+        "loop streaks: 1 open, 0 refused next",
     ]
     assert invoke("report", "--html", "out.html") == (0, "written: out.html\n", "")
     page = (repo / "out.html").read_text(encoding="utf-8")

@@ -125,7 +125,7 @@ def test_an_empty_store_renders_every_section_as_nothing_yet(tmp_path: Path) -> 
     assert "No current state recorded yet" in page
     assert "No decisions recorded yet." in page
     assert "No command evidence recorded yet" in page
-    assert "No failing streaks" in page
+    assert "No open streaks" in page
     assert "No compaction recorded yet" in page
     assert render_summary(report).splitlines()[-1] == "last compaction: none recorded"
 
@@ -173,6 +173,18 @@ def test_the_loop_streak_counts_the_failures_against_the_threshold(
     assert ">refused</span>" in page
     # The row shows "2 / 3 · refused": the caption names the same two failures.
     assert "a command is refused after 2 identical failures" in section(page, "loops")
+
+
+def test_a_streak_of_unproven_runs_is_never_called_failures(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Store.open(tmp_path) as store:
+        for _ in range(2):
+            run_verified(store, "true | cat", cwd=tmp_path)  # exit 0, proves nothing
+        loops = section(render_report(store, tmp_path), "loops")
+    assert "failure" not in loops
+    assert "a command is refused after 2 identical runs that could not be proven" in loops
+    row = re.findall(r"<tr><td><code>([^<]*)</code></td>((?:<td[^>]*>[^<]*</td>){2})", loops)
+    assert row == [("true | cat", '<td class="num">0</td><td class="num">2</td>')]
 
 
 def test_a_snapshot_without_a_check_is_shown_unchecked_and_restored(tmp_path: Path) -> None:

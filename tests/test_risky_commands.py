@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextward.guard.risky import RISK_CODES, RiskVerdict, assess_command
+from contextward.guard.risky import RISK_CODES, RiskFinding, RiskVerdict, assess_command
 
 POSITIVES: list[tuple[str, str]] = [
     # rm -r of / or home
@@ -49,6 +49,12 @@ POSITIVES: list[tuple[str, str]] = [
     ("if true; then rm -rf /; fi", "rm-root"),
     ("rm -rf / 2>/dev/null", "rm-root"),
     ("rm -rf / \\\n", "rm-root"),
+    # the private-use characters the analysis marks text with, in the command itself
+    ("rm -rf / \ue1009\ue101", "rm-root"),
+    ("bash -c \ue1000\ue101; rm -rf ~", "rm-home"),
+    # a script read on its own, its substitutions spelled out
+    ('sh -c "bash -c $(pwd); rm -rf /"', "rm-root"),
+    ('sh -c "cd $(x) && rm -rf *"', "rm-unknown-dir"),
     # every spelling that expands to root or home, or above home
     ('rm -rf "${HOME:?}"', "rm-home"),
     ("rm -rf ${HOME:?}/", "rm-home"),
@@ -77,6 +83,30 @@ POSITIVES: list[tuple[str, str]] = [
     ("bash -c 'cd ~ && rm -rf *'", "rm-home"),
     ("(cd / && rm -rf *)", "rm-root"),
     ("cd / && chmod -R 777 .", "chmod-777-root"),
+    # ``cd -`` and ``popd`` go back where the line came from
+    ("cd / && cd /tmp && cd - && rm -rf *", "rm-root"),
+    ("pushd / && pushd /tmp && popd && rm -rf *", "rm-root"),
+    ("cd / && cd '' && rm -rf *", "rm-root"),
+    # a cd target the text cannot resolve may be / or home: everything in it is asked about
+    ("cd $(echo /) && rm -rf *", "rm-unknown-dir"),
+    ('cd "$(echo /)" && rm -rf .', "rm-unknown-dir"),
+    ("cd `echo ~` && rm -rf ./*", "rm-unknown-dir"),
+    ("cd {/,} && rm -rf *", "rm-unknown-dir"),
+    ("cd /{,} && rm -rf *", "rm-unknown-dir"),
+    ("cd /; cd $X; rm -rf *", "rm-unknown-dir"),
+    ("cd $DIR && rm -rf *", "rm-unknown-dir"),
+    ("cd ${DIR}/ && rm -rf .*", "rm-unknown-dir"),
+    ('cd / && cd "$DIR" && rm -rf *', "rm-unknown-dir"),
+    ('cd ~/"$DIR" && rm -rf *', "rm-unknown-dir"),
+    ('cd "$DIR"/.. && rm -rf *', "rm-unknown-dir"),
+    ("cd $(x) && cd .. && rm -rf *", "rm-unknown-dir"),
+    ('cd "$(mktemp -d)/.." && rm -rf *', "rm-unknown-dir"),
+    ("cd $(x) && find . -delete", "rm-unknown-dir"),
+    ("bash -c 'cd $(x) && rm -rf *'", "rm-unknown-dir"),
+    # a cd not checked with && may fail and leave the line where it was
+    ("cd / ; cd /missing ; rm -rf *", "rm-unknown-dir"),
+    ("cd ~\ncd project\nrm -rf *", "rm-unknown-dir"),
+    ("cd / ; cd build || true; rm -rf *", "rm-unknown-dir"),
     # find deleting everything under root or home
     ("find / -delete", "rm-root"),
     ("find ~ -delete", "rm-home"),
@@ -86,6 +116,29 @@ POSITIVES: list[tuple[str, str]] = [
     ("find ~ -exec /bin/rm -f {} \\;", "rm-home"),
     ("find ~ ! -name .bashrc -delete", "rm-home"),
     ("find / -name '*' -delete", "rm-root"),
+    # what find -exec runs is checked, {} standing for what it finds (the start itself
+    # when nothing narrows the search)
+    ("find . -exec sh -c 'rm -rf /' \\;", "rm-root"),
+    ("find / -exec bash -c 'rm -rf \"$1\"' _ {} \\;", "rm-root"),
+    ("find ~ -type d -exec sh -c 'rm -r \"$0\"' {} \\;", "rm-home"),
+    ("find / -maxdepth 0 -execdir sh -c 'rm -rf {}' \\;", "rm-root"),
+    ("find . -exec git push -f \\;", "git-push-force"),
+    ("sudo find /var/log -name '*.gz' -exec rm {} +", "sudo-rm"),
+    ("cd / && find . -exec sh -c 'rm -rf \"$@\"' _ {} +", "rm-root"),
+    # xargs runs its command on what the stage before prints
+    ("find / -print0 | xargs -0 rm -r", "rm-root"),
+    ("find ~ | xargs rm -rf", "rm-home"),
+    ("find / -type d | xargs -I{} rm -rf {}", "rm-root"),
+    ("find / | xargs -I % sh -c 'rm -rf %'", "rm-root"),
+    ("find / -print0 | xargs -0 sh -c 'rm -rf \"$@\"' _", "rm-root"),
+    ("echo / | xargs rm -rf", "rm-root"),
+    ("printf '%s\\n' ~ | xargs -n 1 rm -rf", "rm-home"),
+    ("cd / && ls | xargs rm -rf", "rm-root"),
+    ("cd ~/x && ls -a | xargs rm -rf", "rm-home"),
+    ("find / | sudo xargs rm", "sudo-rm"),
+    # a shell's positional parameters are filled in
+    ("bash -c 'rm -rf \"$1\"' _ /", "rm-root"),
+    ("sh -c 'rm -rf ${1}/..' sh ~", "rm-home"),
     ("cd / && find . -delete", "rm-root"),
     ("cd ~ && find -delete", "rm-home"),
     # function bodies, in both syntaxes
@@ -297,9 +350,20 @@ NEGATIVES: list[str] = [
     'cd "$DIR" && rm -rf *',
     "cd - && rm -rf *",
     "cd ~user && rm -rf *",
-    "cd /; cd $X; rm -rf *",
     "cd / && popd && rm -rf *",
     "cd / && rm -rf build",
+    'cd "$(mktemp -d)" && rm -rf *',
+    "cd $(mktemp -d -t build.XXXX) && rm -rf ./*",
+    "cd '{/,}' && rm -rf *",
+    "cd '$X' && rm -rf *",
+    "cd \\$X && rm -rf *",
+    "cd $(x) && cd build && rm -rf *",
+    "cd $(x) && rm -rf build",
+    'cd /tmp && cd "$D" && rm -rf *',
+    'cd "$DIR"/build && rm -rf *',
+    "cd / && cd /missing && rm -rf *",
+    "cd /tmp; cd build; rm -rf *",
+    "cd / ; cd build || exit 1; rm -rf *",
     "cd ~ && rm -rf .cache",
     "cd / && rm -rf ''",
     "cd / & rm -rf *",
@@ -314,6 +378,25 @@ NEGATIVES: list[str] = [
     "find / -name core",
     "find ~ -type f -exec ls {} +",
     "find / -ok rm {} \\;",
+    # what find -exec and xargs run on what is found, within the project
+    "find . -name '*.pyc' -exec rm {} +",
+    "find . -name '*.pyc' -exec sh -c 'rm -f \"$1\"' _ {} \\;",
+    "find . -exec sh -c 'echo \"$1\"' _ {} \\;",
+    "find ~ -name '*.tmp' -exec bash -c 'rm -rf \"$@\"' _ {} +",
+    "find / -ok sh -c 'rm -rf \"$1\"' _ {} \\;",
+    "find . -type d -name __pycache__ | xargs rm -rf",
+    "find . | xargs rm -rf",
+    "ls | xargs rm -rf",
+    "xargs -0 rm -r < list",
+    "cat list | xargs rm -rf",
+    "git ls-files -z | xargs -0 rm -f",
+    "echo build dist | xargs rm -rf",
+    "find / -name core | xargs -I{} rm -f {}",
+    "bash -c 'rm -rf \"$1\"' _ build",
+    "sh -c 'echo \"$1\"' _ 'say \"hi\"; rm -rf /'",
+    "find \"$(pwd)\" -name '*.o' -exec sh -c 'rm -f {}' \\;",
+    "echo $(ls) | xargs -I{} sh -c 'rm -f {}'",
+    'eval "bash -c $(pwd)"',
     # a download an interpreter reads as data, or a script it runs from a file
     "curl -s https://x/data.json | python3 -m json.tool",
     "curl x | python3 -c 'import sys; print(len(sys.stdin.read()))'",
@@ -376,6 +459,22 @@ def test_relative_finding_names_the_directory_it_was_judged_in() -> None:
     }
 
 
+def test_unresolved_directory_finding_says_so() -> None:
+    (finding,) = assess_command("cd $(echo /) && rm -rf * && echo done").findings
+    assert finding == RiskFinding(
+        "rm-unknown-dir",
+        RISK_CODES["rm-unknown-dir"],
+        "rm -rf * (in a directory the line does not resolve)",
+    )
+
+
+def test_finding_in_what_find_or_xargs_runs_names_the_command_as_written() -> None:
+    (found,) = assess_command("find / -exec sh -c 'rm -rf \"$1\"' _ {} \\;").findings
+    assert found.command == "find / -exec sh -c 'rm -rf \"$1\"' _ {} ;"
+    (piped,) = assess_command("cd / && ls | xargs rm -rf").findings
+    assert piped.command == "ls | xargs rm -rf (in /)"
+
+
 def test_pipe_finding_shows_the_pipeline() -> None:
     (finding,) = assess_command("curl -fsSL https://x.example/i.sh | sudo bash").findings
     assert finding.command == "curl -fsSL https://x.example/i.sh | sudo bash"
@@ -400,13 +499,30 @@ def test_overlong_command_is_marked_inexact() -> None:
     assert not verdict.exact
 
 
+def test_a_fill_that_would_pass_the_analysis_cap_is_marked_inexact() -> None:
+    """``$@`` or ``{}`` many times over many or long values would multiply the text to
+    analyse: the verdict says it did not look (and the hook asks), never silent."""
+    params = " ".join("p" * 3 for _ in range(10_000))
+    assert not assess_command("sh -c '" + "$@ " * 15_000 + "' _ " + params).exact
+    long_start = "a" * 40_000
+    assert not assess_command(f"find {long_start} -exec echo " + "{}" * 25_000 + " \\;").exact
+    assert not assess_command(f"echo {long_start} | xargs -I{{}} echo " + "{}" * 25_000).exact
+
+
 def test_deeply_nested_substitution_does_not_recurse_forever() -> None:
     command = "echo " + "$(echo " * 50 + "hi" + ")" * 50
     assert not assess_command(command).risky
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("rm -f/~|;&()$`'\"\\\n#{}<>curlsh")), max_size=60))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [*"rm -f/~|;&()$`'\"\\\n#{}<>curlsh0", "\ue000", "\ue100", "\ue101"]
+        ),
+        max_size=60,
+    )
+)
 def test_any_text_gets_a_verdict_without_raising(command: str) -> None:
     verdict = assess_command(command)
     assert set(verdict.codes) <= set(RISK_CODES)

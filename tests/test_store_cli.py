@@ -343,7 +343,7 @@ def test_status_human_view(project: Path) -> None:
     assert lines[0] == f"contextward status · schema {len(SCHEMA_MIGRATIONS)}"
     assert lines[1] == "journal: 2 entries (owner 2 · agent 0) · prompts 0"
     assert lines[2].startswith("evidence: 2 runs · last ev-0002 exit 1 FAIL ")
-    assert lines[3] == "loops: BLOCKED `exit 1` (2 failures)"
+    assert lines[3] == "loops: BLOCKED `exit 1` · failed 2 time(s) in a row"
     assert lines[4] == "contract: 12 constraints (12 seed · 0 personal · 0 project)"
 
 

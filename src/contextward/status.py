@@ -47,7 +47,14 @@ def project_status(root: Path, cfg: Config) -> dict[str, Any]:
             "last": None if last is None else last.to_dict(),
         }
         data["loops"] = [
-            {"command": loop.command, "failures": loop.failures, "blocked": loop.blocked}
+            {
+                "command": loop.command,
+                "failures": loop.failures,
+                "failed": loop.counted.failed,
+                "unproven": loop.counted.unproven,
+                "streak": loop.describe(),
+                "blocked": loop.blocked,
+            }
             for loop in loops
         ]
         data["blocked"] = sum(1 for loop in loops if loop.blocked)

@@ -166,21 +166,7 @@ def loops_command(as_json: bool, reset: bool, command: tuple[str, ...]) -> None:
             loops = open_loops(store, threshold=cfg.loop_block_after)
     blocked = any(loop.blocked for loop in loops)
     if as_json:
-        echo_json(
-            [
-                {
-                    "command": loop.command,
-                    "streak_key": shown_key(mask(loop.streak_key)),
-                    "failures": loop.failures,
-                    "failed": loop.counted.failed,
-                    "unproven": loop.counted.unproven,
-                    "threshold": loop.threshold,
-                    "blocked": loop.blocked,
-                    "last_at": loop.last_at,
-                }
-                for loop in loops
-            ]
-        )
+        echo_json([loop.to_dict() for loop in loops])
     elif not loops:
         say("loops: none")
     else:

@@ -97,7 +97,7 @@ def _print_status(data: dict[str, Any]) -> None:
         say("loops: none")
     for loop in loops:
         state = "BLOCKED" if loop["blocked"] else "failing"
-        say(f"loops: {state} `{_short(loop['command'], 60)}` ({loop['failures']} failures)")
+        say(f"loops: {state} `{_short(loop['command'], 60)}` · {loop['streak']} in a row")
     say(contract)
     if data["config_warnings"]:
         say(f"config: {data['config_warnings']} warning(s); see `contextward doctor`")

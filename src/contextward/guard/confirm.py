@@ -8,14 +8,16 @@ is then let through. A permanent refusal would leave the owner no way to approve
 
 Also owns the question itself, for every host: why a command should be put to the
 owner (``question``). Stores nothing of the command but a hash of its fingerprint (a
-command may hold a secret). Must never decide what is risky: ``guard.risky`` owns that.
+command may hold a secret: then the hash is keyed with the store's salt). Must never decide what is risky: ``guard.risky`` owns that.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from typing import TYPE_CHECKING
 
+from ..redact import mask
 from .fingerprint import fingerprint
 from .risky import assess_command
 
@@ -47,7 +49,14 @@ def question(command: str) -> str:
 def first_attempt(store: Store, command: str, *, session_id: str | None) -> bool:
     """Whether this is the session's first attempt of ``command`` (recorded now): refuse
     it. False when it was refused before, and the agent comes back with the same command."""
-    digest = hashlib.sha256(fingerprint(command).encode("utf-8", "surrogatepass")).hexdigest()
+    shape = fingerprint(command)
+    text = shape.encode("utf-8", "surrogatepass")
+    # A command holding a secret is keyed with the store's salt, as a streak key is: an
+    # unsalted digest of a known command shape could be brute-forced into a short secret.
+    if mask(shape) == shape:
+        digest = hashlib.sha256(text).hexdigest()
+    else:
+        digest = hmac.new(store.key_salt(), text, hashlib.sha256).hexdigest()
     key = f"risky:{session_id or '-'}:{digest[:32]}"
     return store.events.add(REFUSED_EVENT, {}, key=key, session_id=session_id) is not None
 

@@ -107,6 +107,21 @@ class LoopStatus:
         """True when the next identical attempt would be refused."""
         return self.failures >= self.threshold - 1
 
+    def to_dict(self) -> dict[str, object]:
+        """The streak for JSON (``loops --json``, MCP): the total ``failures`` with what it
+        counted (``failed``, ``unproven``, and ``streak`` in words, as the refusal says)."""
+        return {
+            "command": self.command,
+            "streak_key": shown_key(mask(self.streak_key)),
+            "failures": self.failures,
+            "failed": self.counted.failed,
+            "unproven": self.counted.unproven,
+            "streak": self.describe(),
+            "threshold": self.threshold,
+            "blocked": self.blocked,
+            "last_at": self.last_at,
+        }
+
 
 def outcome_for(assessment: CommandAssessment, exit_code: int) -> str:
     """``fail`` for non-zero, ``unproven`` for an exit 0 that proves nothing, else ``success``."""
@@ -196,13 +211,13 @@ def decide(
             # The streak can pass the limit (failures a host reported with no attempt in
             # between), so say the rule, not an "attempt N of M" that no longer adds up.
             f"refused: `{shown}` {counted.describe()} in a row; the loop brake refuses"
-            f" a command after {_runs(max(1, threshold) - 1, counted)}; {NUDGE};"
+            f" a command after {refused_after(max(1, threshold) - 1, counted)}; {NUDGE};"
             f" {_clearing(mask(found.streak_key))}",
             counted,
         )
     reason = (
         f"`{shown}` {counted.describe()} in a row; the attempt after "
-        f"{_runs(threshold - 1, counted)} is refused"
+        f"{refused_after(threshold - 1, counted)} is refused"
         if failures
         else ""
     )
@@ -223,7 +238,7 @@ def _clearing(shown: str) -> str:
     return f"if a fix should be checked with it, the owner (not the agent) clears the streak: {how}"
 
 
-def _runs(n: int, counted: Streak) -> str:
+def refused_after(n: int, counted: Streak) -> str:
     """The brake's rule in the words of what it counted: "2 identical failures" only when
     every run counted failed; an exit 0 that could not be proven is no failure."""
     if not counted.unproven:
@@ -320,6 +335,7 @@ __all__ = [
     "outcome_for",
     "record_outcome",
     "record_refusal",
+    "refused_after",
     "streak",
     "streak_failures",
 ]

@@ -8,9 +8,15 @@ script interpreter, and ``sudo rm``.
 
 A relative operand is judged where it runs: ``cd /``, ``cd ~`` (and ``cd`` on to
 a relative directory from there) earlier on the same line is followed, so
-``cd / && rm -rf *`` is ``rm -rf /*``. A directory the text does not spell
-(``cd build``, ``cd "$DIR"``) leaves the working directory unknown and a
-relative operand unjudged.
+``cd / && rm -rf *`` is ``rm -rf /*``. A directory the text spells as neither
+(``cd build``, ``cd "$DIR"``) leaves a relative operand unjudged; one it cannot
+resolve (``cd $(echo /)``, ``cd {/,}``, ``cd $DIR``) may be either, so all of it
+(``rm -rf *`` there) is ``rm-unknown-dir``.
+
+What another command runs is checked as the command it is: ``find -exec``'s
+command with ``{}`` standing for what the find finds, ``xargs``' command with
+what the stage before it prints, a ``sh -c`` script with its positional
+parameters filled in.
 
 Detection works on real shell tokens — :mod:`shlex` with ``punctuation_chars``
 after a quote-aware pre-scan that separates ``;``, ``&&``, ``||``, ``|``,
@@ -43,6 +49,10 @@ RISK_CODES: dict[str, str] = {
     "pipe-to-shell": "downloaded script executed by a shell or interpreter",
     "rm-home": "recursive delete (rm -r, find -delete) of the home directory",
     "rm-root": "recursive delete (rm -r, find -delete) of the filesystem root",
+    "rm-unknown-dir": (
+        "recursive delete of everything in a directory the command cannot resolve"
+        " (after cd $(…), cd {…} or cd $VAR: it may be / or home)"
+    ),
     "sudo-rm": "rm run with sudo",
 }
 
@@ -57,15 +67,19 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", 
 _HEREDOC_RUNNERS = _SHELLS | {"python", "python3", "perl", "ruby", "node", "php", "ssh"}
 _DOWNLOADERS = frozenset({"curl", "wget"})
 _OPERATOR_CHARS = "();<>|&"
-# Quoted or escaped operator characters and braces are swapped for private-use
-# characters before shlex sees them, so a quoted ";" is never an operator.
-_PROTECTABLE = _OPERATOR_CHARS + "{}"
+# Quoted or escaped operator characters, braces and dollars are swapped for private-use
+# characters before shlex sees them, so a quoted ";" is never an operator, and a ``cd``
+# target still shows what was quoted (``cd "$DIR"`` against ``cd $DIR``).
+_PROTECTABLE = _OPERATOR_CHARS + "{}$"
 _PROTECT = {ch: chr(0xE000 + i) for i, ch in enumerate(_PROTECTABLE)}
 _UNPROTECT = str.maketrans({v: k for k, v in _PROTECT.items()})
 _SUB_OPEN, _SUB_CLOSE = "\ue100", "\ue101"
 _SUB_RE = re.compile(f"{_SUB_OPEN}(\\d+){_SUB_CLOSE}")
 _DOC_OPEN, _DOC_CLOSE = "\ue102", "\ue103"
 _DOC_RE = re.compile(f"^{_DOC_OPEN}(\\d+){_DOC_CLOSE}$")
+#: Every private-use character the analysis marks text with (protected characters,
+#: substitution and heredoc marks, the unresolved directory).
+_RESERVED = re.compile("[\ue000-\ue1ff]")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 #: ``~``, ``$HOME``, ``${HOME}`` and the forms that expand to it when set (``${HOME:?}``).
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME(?:[:]?[-?=][^}]*)?\})(?=/|$)")
@@ -119,8 +133,13 @@ class RiskVerdict:
 def assess_command(command: str) -> RiskVerdict:
     """Return the risk verdict for one shell command line (never raises on any str)."""
     exact = len(command) <= MAX_COMMAND_CHARS
+    command = command[:MAX_COMMAND_CHARS]
+    if _RESERVED.search(command):
+        # The private-use characters the analysis marks text with: one in the command
+        # itself would read as a mark (a substitution that was never lifted).
+        command = _RESERVED.sub("\ufffd", command)
     findings: list[RiskFinding] = []
-    exact = _assess(command[:MAX_COMMAND_CHARS], 0, findings) and exact
+    exact = _assess(command, 0, findings) and exact
     unique = tuple(dict.fromkeys(findings))
     return RiskVerdict(unique, exact)
 
@@ -134,6 +153,8 @@ class _Simple:
 
     words: list[str]
     docs: list[int] = field(default_factory=list)
+    #: The words as tokenised, quoted operators, braces and ``$`` still protected.
+    raw: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -358,14 +379,15 @@ def _parse(tokens: list[str]) -> _Group:
     pipeline: list[_Simple | _Group] = []
     pipelines_stack: list[list[_Simple | _Group]] = []
     words: list[str] = []
+    raw: list[str] = []
     docs: list[int] = []
     redirect_next = False
 
     def end_command() -> None:
-        nonlocal words, docs
+        nonlocal words, docs, raw
         if words:
-            pipeline.append(_Simple(words, docs))
-            words, docs = [], []
+            pipeline.append(_Simple(words, docs, raw))
+            words, docs, raw = [], [], []
 
     def end_pipeline(end: str = ";") -> None:
         nonlocal pipeline
@@ -419,6 +441,7 @@ def _parse(tokens: list[str]) -> _Group:
             close_group()
         else:
             words.append(token.translate(_UNPROTECT))
+            raw.append(token)
     end_pipeline()
     while len(stack) > 1:
         close_group()
@@ -451,19 +474,26 @@ def _assess(
     findings: list[RiskFinding],
     sudo: bool = False,
     cwd: str | None = None,
+    *,
+    seen: set[tuple[str, bool, str | None]] | None = None,
 ) -> bool:
     """Analyse ``command``; ``sudo``: it runs as root (``sudo sh -c '…'``); ``cwd``: the
-    directory it starts in when the text spelled it (``/``, ``~``), else None."""
+    directory it starts in when the text spelled it (``/``, ``~``), else None; ``seen``:
+    the substitutions already analysed (a script is read again with its substitutions
+    spelled out, and must not cost their analysis twice at every level)."""
+    seen = set() if seen is None else seen
     scan = _prescan(command)
     tokens, exact = _tokens(scan.text)
     exact = exact and scan.exact
     if depth < MAX_DEPTH:
         for _kind, body in scan.subs:
-            exact = _assess(body, depth + 1, findings, sudo, cwd) and exact
+            if (body, sudo, cwd) not in seen:
+                seen.add((body, sudo, cwd))
+                exact = _assess(body, depth + 1, findings, sudo, cwd, seen=seen) and exact
     elif scan.subs:
         exact = False  # not followed: whatever is nested deeper was never looked at
     tree = _parse(tokens)
-    context = _Context(scan.subs, depth, findings, scan.docs, sudo, cwd)
+    context = _Context(scan.subs, depth, findings, scan.docs, sudo, cwd, seen=seen)
     context.group(tree)
     return exact and context.exact
 
@@ -475,19 +505,56 @@ class _Context:
     findings: list[RiskFinding]
     docs: list[tuple[str, bool]]
     sudo: bool = False
-    #: The working directory as far as the text spells it (``/``, ``~/x``), else None.
+    #: The working directory as far as the text spells it (``/``, ``~/x``); None when it
+    #: is spelled as neither and is no concern (``cd build``, ``cd "$DIR"``);
+    #: :data:`_UNRESOLVED` when the text cannot say where it is (``cd $(…)``).
     cwd: str | None = None
     exact: bool = True
+    #: Where ``cd -`` goes back to, and ``pushd``'s stack, as far as this line moved.
+    previous: str | None = None
+    stack: tuple[str | None, ...] = ()
+    seen: set[tuple[str, bool, str | None]] = field(default_factory=set)
 
     def group(self, group: _Group) -> None:
-        outer = self.cwd  # a ``cd`` inside ``( … )`` never moves what follows the group
-        for pipeline, end in zip(group.pipelines, group.ends, strict=True):
+        # A ``cd`` inside ``( … )`` never moves what follows the group.
+        outer = (self.cwd, self.previous, self.stack)
+        for n, (pipeline, end) in enumerate(zip(group.pipelines, group.ends, strict=True)):
             resolved = self.pipeline(pipeline)
-            if len(resolved) == 1 and resolved[0] is not None and end != "&":
-                name, args, _sudo = resolved[0]
+            stage = pipeline[0]
+            if len(resolved) == 1 and isinstance(stage, _Simple) and end != "&":
+                name = resolved[0][0] if resolved[0] is not None else ""
                 if name in ("cd", "pushd", "popd"):
-                    self.cwd = _changed_directory(name, args, self.cwd)
-        self.cwd = outer
+                    # What follows runs only where the move went: ``cd x && …``,
+                    # ``cd x || exit 1; …``.
+                    following = group.pipelines[n + 1 : n + 2]
+                    checked = end == "&&" or (end == "||" and _stops(following))
+                    # The words as written: a quoted ``$`` or brace is no expansion.
+                    self.move(name, _resolve(stage.raw)[1], checked=checked)
+        self.cwd, self.previous, self.stack = outer
+
+    def move(self, name: str, args: list[str], *, checked: bool) -> None:
+        """Follow ``cd``/``pushd``/``popd`` ARGS (raw words): ``cd -`` and ``popd`` go back
+        where this line came from, when it moved (else the directory is no concern).
+        Unless ``checked`` (``cd x && …``), what follows also runs when the move failed,
+        where the line was: root, home or unresolved there leaves it unresolved."""
+        before = self.cwd
+        options = _options_end(args)
+        target = args[options] if options < len(args) else None
+        if name == "popd" and args:
+            self.cwd = None  # ``popd +1``, ``popd -n``: not followed
+        elif name == "popd" or (name == "pushd" and target is None):
+            self.cwd, self.stack = (self.stack[0], self.stack[1:]) if self.stack else (None, ())
+            if name == "pushd":
+                self.stack = (before, *self.stack)
+        elif target == "-" and name == "cd":
+            self.cwd = self.previous
+        else:
+            self.cwd = _changed_directory(name, args, before, self.subs)
+            if name == "pushd":
+                self.stack = (before, *self.stack)
+        self.previous = before
+        if not checked and self.cwd != before and _concern(before) and not _concern(self.cwd):
+            self.cwd = _UNRESOLVED  # ``cd / ; cd build ; rm -rf *``: ``/`` if build is missing
 
     def pipeline(self, stages: list[_Simple | _Group]) -> list[tuple[str, list[str], bool] | None]:
         """Check one pipeline; its stages resolved (None for a group)."""
@@ -496,11 +563,15 @@ class _Context:
         resolved = [None if isinstance(s, _Group) else _resolve(s.words) for s in stages]
         # A heredoc is data unless a shell or interpreter runs it: the command it is fed
         # to, or a shell later in the pipeline (``cat <<X | sh``).
-        shell_after = [
-            any(r is not None and r[0] in _SHELLS and _reads_stdin(r[1]) for r in resolved[n + 1 :])
-            for n in range(len(stages))
-        ]
-        for stage, found, feeds_shell in zip(stages, resolved, shell_after, strict=True):
+        shell_after = [False] * len(stages)
+        for n in range(len(stages) - 2, -1, -1):  # from the end: linear in the stages
+            later = resolved[n + 1]
+            shell_after[n] = shell_after[n + 1] or (
+                later is not None and later[0] in _SHELLS and _reads_stdin(later[1])
+            )
+        for n, (stage, found, feeds_shell) in enumerate(
+            zip(stages, resolved, shell_after, strict=True)
+        ):
             if isinstance(stage, _Group) or found is None:
                 if isinstance(stage, _Group):
                     self.group(stage)
@@ -514,7 +585,17 @@ class _Context:
                 (name in _SHELLS and _reads_stdin(args)) or _interpreter_script(name, args) == ""
             ):
                 self.add("pipe-to-shell", shown[:-1])
-            self.simple(name, args, sudo, stage.words)
+            # ``find / | xargs rm -rf`` is ``rm -rf`` of what the stage before prints.
+            xargs = _xargs_of(stage.words) if n > 0 else None
+            printed = _printed(stages[n - 1], resolved[n - 1]) if xargs and xargs.stdin else None
+            runs = _xargs_runs(args, xargs, self.few(printed)) if xargs and printed else []
+            for run in runs:
+                if run is None:
+                    self.exact = False  # filled in, it would pass the analysis cap
+                else:
+                    self.inner(name, run, sudo, shown[:-1])
+            if not runs:
+                self.simple(name, args, sudo, stage.words)
             for index in stage.docs:
                 self.heredoc(index, name in _HEREDOC_RUNNERS or feeds_shell, sudo)
             downloaded = downloaded or name in _DOWNLOADERS
@@ -529,14 +610,52 @@ class _Context:
                 self.recurse(text, sudo)
 
     def add(self, code: str, words: list[str], where: str = "") -> None:
+        self.findings.append(RiskFinding(code, RISK_CODES[code], self.text(words, where)))
+
+    def text(self, words: list[str], where: str = "") -> str:
         text = " ".join(w if w == "|" else _display(w, self.subs) for w in words) + where
         if len(text) > _PREVIEW:
             text = text[: _PREVIEW - 1] + "…"
-        self.findings.append(RiskFinding(code, RISK_CODES[code], mask(text)))
+        return mask(text)
+
+    def few(self, paths: list[str] | None) -> list[str]:
+        """At most a few of ``paths`` to check a command with, root, home or unresolved
+        ones first: one run per path, so a find of a thousand start points or an
+        ``xargs -I`` of a thousand words costs no more than one of three."""
+        unique = list(dict.fromkeys(paths or ()))
+        unique.sort(key=lambda path: _target(path, self.cwd) == "")
+        # Spelled out (``$(pwd)``): a script they are filled into is read on its own.
+        return [_SUB_RE.sub(self.spelled, path) for path in unique[:_MAX_STAND_INS]]
+
+    def spelled(self, match: re.Match[str]) -> str:
+        kind, body = self.subs[int(match.group(1))]
+        return f"{kind}{body}{'`' if kind == '`' else ')'}"
+
+    def where(self) -> str:
+        """Where a relative operand was judged: `` (in /)``, or "" when nowhere known."""
+        if self.cwd is None:
+            return ""
+        return f" (in {_UNRESOLVED_SHOWN if self.cwd == _UNRESOLVED else self.cwd})"
+
+    def inner(self, name: str, args: list[str], sudo: bool, shown: list[str]) -> None:
+        """Check the command another one runs with found paths or piped items filled in
+        (``find / -exec sh -c 'rm -rf "$1"' _ {} \\;``, ``find / | xargs rm -rf``); its
+        findings name the command as written, and where it was judged."""
+        before = len(self.findings)
+        self.simple(name, args, sudo, [name, *args])
+        for pos in range(before, len(self.findings)):
+            finding = self.findings[pos]
+            where = _WHERE.search(finding.command)
+            text = self.text(shown, where.group(0) if where else "")
+            self.findings[pos] = RiskFinding(finding.code, finding.reason, text)
 
     def recurse(self, text: str, sudo: bool = False) -> None:
         if self.depth < MAX_DEPTH:
-            self.exact = _assess(text, self.depth + 1, self.findings, sudo, self.cwd) and self.exact
+            # The text is read on its own: its substitutions spelled out, not this line's
+            # marks (``sh -c "cd $(x) && rm -rf *"``).
+            text = _SUB_RE.sub(self.spelled, text)
+            found = _assess(text, self.depth + 1, self.findings, sudo, self.cwd, seen=self.seen)
+            self.exact = found and self.exact
         else:
             self.exact = False  # too deep to follow: the verdict must not claim it looked
 
@@ -555,7 +674,9 @@ class _Context:
         code = path_check(args, self.cwd) if path_check is not None else ""
         if code:
             # Name the directory a relative operand was judged in: ``rm -rf * (in /)``.
-            self.add(code, words, "" if self.cwd is None else f" (in {self.cwd})")
+            self.add(code, words, self.where())
+        if name == "find":
+            self.find_runs(args, sudo, words)
         if name in _SHELLS or name in ("eval", "source", "."):
             self.interpreter(name, args, words, sudo)
         else:
@@ -577,11 +698,36 @@ class _Context:
         if script is not None:
             if self.fetched(script):
                 self.add("pipe-to-shell", words)
-            self.recurse(script, sudo)
+            # ``sh -c 'rm -rf "$1"' _ /`` runs ``rm -rf "/"``.
+            bound = _bind_positionals(script, _shell_parameters(args))
+            if bound is None:
+                self.exact = False  # filled in, it would pass the analysis cap
+            self.recurse(script if bound is None else bound, sudo)
             return
         operand = next((a for a in args if not a.startswith("-")), None)
         if operand is not None and self.fetched(operand):
             self.add("pipe-to-shell", words)
+
+    def find_runs(self, args: list[str], sudo: bool, words: list[str]) -> None:
+        """Check what ``find -exec``/``-execdir`` runs, ``{}`` standing for what it finds:
+        the start itself when nothing narrows the search (``find /`` finds ``/``)."""
+        find = _find_parts(args)
+        for run in find.runs:
+            # A command that names no ``{}`` runs the same whatever is found: once.
+            found = _found_paths(find.starts, find.narrowed)
+            for path in self.few(found) if any("{}" in w for w in run) else found[:1]:
+                bound = _filled(run, "{}", path)
+                if bound is None:
+                    self.exact = False  # filled in, it would pass the analysis cap
+                    continue
+                name, inner_args, inner_sudo = _resolve(bound)
+                self.inner(name, inner_args, sudo or inner_sudo, words)
+
+
+_UNRESOLVED_SHOWN = "a directory the line does not resolve"
+#: How many found paths or piped items a command another one runs is checked with.
+_MAX_STAND_INS = 3
+_WHERE = re.compile(r" \(in [^()]*\)$")
 
 
 def _display(word: str, subs: list[tuple[str, str]]) -> str:
@@ -596,7 +742,18 @@ def _display(word: str, subs: list[tuple[str, str]]) -> str:
 
 def _resolve(words: list[str]) -> tuple[str, list[str], bool]:
     """Strip assignments, keywords and wrappers (sudo, env, nohup...): name, args, sudo."""
+    name, args, sudo, _xargs = _unwrap(words)
+    return name, args, sudo
+
+
+def _xargs_of(words: list[str]) -> _Xargs | None:
+    """How the ``xargs`` a command runs under fills in its items, if it runs under one."""
+    return _unwrap(words)[3]
+
+
+def _unwrap(words: list[str]) -> tuple[str, list[str], bool, _Xargs | None]:
     sudo = False
+    xargs: _Xargs | None = None
     i = 0
     while i < len(words):
         word = words[i]
@@ -613,15 +770,157 @@ def _resolve(words: list[str]) -> tuple[str, list[str], bool]:
         elif name == "timeout":
             i = _skip_options(words, i + 1, with_arg="sk") + 1
         elif name == "xargs":  # its arguments are the command it runs
-            i = _skip_options(words, i + 1, with_arg="adEeILlnPs")
+            i, xargs = _xargs_options(words, i + 1)
         elif name == "watch":
             i = _skip_options(words, i + 1, with_arg="nd")
             if not {"-x", "--exec"} & set(words[:i]):
                 # watch hands its arguments, joined by spaces, to ``sh -c``.
-                return "sh", ["-c", " ".join(words[i:])], sudo
+                return "sh", ["-c", " ".join(words[i:])], sudo, xargs
         else:
-            return name, words[i + 1 :], sudo
-    return "", [], sudo
+            return name, words[i + 1 :], sudo, xargs
+    return "", [], sudo, xargs
+
+
+@dataclass(frozen=True)
+class _Xargs:
+    """How xargs fills in its items: ``replace`` (``-I {}``) in each argument, else
+    appended; ``stdin``: it reads them from stdin (not ``-a FILE``)."""
+
+    replace: str | None
+    stdin: bool
+
+
+#: xargs options whose value is the next word when not attached (``-n 1``, ``-n1``), and
+#: those whose value can only be attached (``-i``, ``-i{}``).
+_XARGS_WITH_ARG = "adEILnPs"
+_XARGS_LONG_WITH_ARG = frozenset(
+    {"--arg-file", "--delimiter", "--max-args", "--max-chars", "--max-procs", "--process-slot-var"}
+)
+
+
+def _xargs_options(words: list[str], i: int) -> tuple[int, _Xargs]:
+    """Read xargs options from ``words[i:]``: the index of the command, and how it runs."""
+    replace: str | None = None
+    stdin = True
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return i + 1, _Xargs(replace, stdin)
+        if not word.startswith("-") or word == "-":
+            break
+        i += 1
+        if word.startswith("--"):
+            option, eq, value = word.partition("=")
+            if option == "--replace":
+                replace = value if eq else "{}"
+            elif option in _XARGS_LONG_WITH_ARG:
+                stdin = stdin and option != "--arg-file"
+                i += 0 if eq else 1
+            continue
+        for pos, letter in enumerate(word[1:], start=2):
+            attached = word[pos:]
+            if letter in _XARGS_WITH_ARG:
+                value = attached
+                if not attached:
+                    value = words[i] if i < len(words) else ""
+                    i += 1
+                replace = value if letter == "I" else replace
+                stdin = stdin and letter != "a"
+                break
+            if letter in "eil":  # an optional value, attached only
+                if letter == "i":
+                    replace = attached or "{}"
+                break
+    return i, _Xargs(replace, stdin)
+
+
+def _xargs_runs(args: list[str], xargs: _Xargs, items: list[str]) -> list[list[str] | None]:
+    """The arguments xargs gives its command for ``items`` (none: no run; None for a run
+    that would pass the analysis cap)."""
+    if not items:
+        return []
+    if xargs.replace:
+        return [_filled(args, xargs.replace, item) for item in items]
+    return [[*args, *items]]
+
+
+def _filled(words: list[str], pattern: str, value: str) -> list[str] | None:
+    """``words`` with each ``pattern`` replaced by ``value``; None when that would pass
+    :data:`MAX_COMMAND_CHARS` (``{}`` a thousand times over a long path)."""
+    grow = len(value) - len(pattern)
+    if sum(len(w) + w.count(pattern) * grow for w in words) > MAX_COMMAND_CHARS:
+        return None
+    return [word.replace(pattern, value) for word in words]
+
+
+def _printed(
+    stage: _Simple | _Group, found: tuple[str, list[str], bool] | None
+) -> list[str] | None:
+    """What stands for the items a pipeline stage prints, when the text says: the paths a
+    find finds, echo's words, the names ``ls`` lists (``*``); None when it cannot say
+    (``cat list``), which leaves xargs' items unjudged, as ``rm -rf $X`` is."""
+    if isinstance(stage, _Group) or found is None:
+        return None
+    name, args, _sudo = found
+    if name == "find":
+        find = _find_parts(args)
+        return _found_paths(find.starts, find.narrowed)
+    if name == "echo":
+        return [arg for arg in args if not re.fullmatch(r"-[neE]+", arg)]
+    if name == "printf" and args:
+        if "%" in args[0]:
+            return args[1:]
+        return [item for item in re.split(r"\\[n0t]|\s", args[0]) if item]
+    if name == "ls":
+        short, long, _operands = _short_flags(args)
+        every = "a" in short or "--all" in long
+        return ["*", ".", ".."] if every else ["*"]
+    return None
+
+
+#: ``$1``, ``${1}``, ``$@``, ``$*`` and ``"$@"`` in a ``sh -c`` script (not ``\$1``).
+_POSITIONAL = re.compile(r'(?<!\\)(?:"\$(?:@|\{@\})"|\$(?:([0-9@*])|\{([0-9]+|[@*])\}))')
+#: A parameter value that can stand in a script as it is: no quote, space, operator or
+#: substitution marker (another one is checked as an unknown word).
+_PLAIN_VALUE = re.compile(r"[\w./~*+,:=@%^${}?-]*")
+
+
+def _shell_parameters(args: list[str]) -> list[str]:
+    """The words after a ``sh -c`` script: ``$0``, ``$1``…"""
+    for pos, arg in enumerate(args):
+        if arg == "--" or not arg.startswith("-"):
+            return []
+        if not arg.startswith("--") and "c" in arg[1:]:
+            return args[pos + 2 :]
+    return []
+
+
+def _bind_positionals(script: str, parameters: list[str]) -> str | None:
+    """``script`` with its positional parameters filled in from ``parameters`` (``$0``
+    first), so ``sh -c 'rm -rf "$1"' _ /`` is read as ``rm -rf "/"``; None when the
+    result would pass :data:`MAX_COMMAND_CHARS` (``$@`` a thousand times over)."""
+    if not parameters or "$" not in script:
+        return script
+    plain = [p if _PLAIN_VALUE.fullmatch(p) else "_" for p in parameters]
+    every = " ".join(plain[1:])
+    quoted = " ".join(f'"{p}"' for p in plain[1:])
+    out: list[str] = []
+    size = start = 0
+    for match in _POSITIONAL.finditer(script):
+        key = match.group(1) or match.group(2)
+        if key is None:  # "$@": one word per parameter
+            value = quoted
+        elif key in "@*":
+            value = every
+        else:
+            value = plain[int(key)] if int(key) < len(plain) else ""
+        out.extend((script[start : match.start()], value))
+        size += match.start() - start + len(value)
+        start = match.end()
+        if size > MAX_COMMAND_CHARS:
+            return None
+    out.append(script[start:])
+    return "".join(out)
 
 
 def _skip_options(words: list[str], i: int, *, with_arg: str) -> int:
@@ -663,8 +962,12 @@ def _target(path: str, cwd: str | None = None) -> str:
     """``root``, ``home`` or ``""`` for an rm/chmod/find operand: every spelling that
     expands to the root or home directory or above it (``/..``, ``/*/``, ``${HOME:?}``,
     ``~/../..``), or to all it holds (``/*``, ``~/*``, ``~/.*``); a relative operand is
-    judged in ``cwd`` when the command line spelled it (``.`` after ``cd /``)."""
+    judged in ``cwd`` when the command line spelled it (``.`` after ``cd /``), and is
+    ``unknown`` when it names all of a directory the line could not resolve (``*`` after
+    ``cd $(…)``)."""
     if path and cwd is not None and not path.startswith(("/", "~", "$")):
+        if cwd == _UNRESOLVED:
+            return "unknown" if _depth(path) <= 0 else ""
         path = _joined(cwd, path)
     home = _HOME.match(path)
     if home:
@@ -673,6 +976,15 @@ def _target(path: str, cwd: str | None = None) -> str:
         base, rest = "root", path
     else:
         return ""
+    depth = _depth(rest)
+    if depth > 0:
+        return ""
+    return base if base == "root" or depth == 0 else "home"  # above home holds it
+
+
+def _depth(rest: str) -> int:
+    """How far below its start a path goes (``..`` climbs; ``*`` and ``.*`` at the top
+    are everything in it, and ``.*`` took ``..`` along in older shells)."""
     depth = 0
     for part in rest.split("/"):
         if part in ("", "."):
@@ -680,44 +992,108 @@ def _target(path: str, cwd: str | None = None) -> str:
         if part == "..":
             depth -= 1
         elif part in ("*", ".*") and depth <= 0:
-            continue  # everything in it (``.*``: its dot files, and ``..`` in older shells)
+            continue
         else:
             depth += 1
-    if depth > 0:
-        return ""
-    return base if base == "root" or depth == 0 else "home"  # above home holds it
+    return depth
 
 
 #: Longest working directory followed through ``cd``; past it, it is unknown.
 _MAX_CWD_CHARS = 256
+#: The working directory after a ``cd`` whose target the text cannot resolve: a
+#: substitution (``cd $(echo /)``), a brace expansion (``cd {/,}``), an unquoted variable
+#: (``cd $DIR``: empty, it is ``cd``, which goes home). It may be ``/`` or home, so
+#: ``rm -rf *`` there is asked about.
+_UNRESOLVED = "\ue104"
+_QUOTED_DOLLAR = _PROTECT["$"]
+#: A brace expansion in a raw word (quoted braces are protected): ``{/,}``, ``{a..c}``.
+_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+#: A quoted expansion that may be empty: ``"$DIR"``, ``"${DIR}"`` (raw, ``$`` protected).
+_QUOTED_VARIABLE = re.compile(
+    f"{_QUOTED_DOLLAR}(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|{_PROTECT['{']}[^{_PROTECT['}']}]*{_PROTECT['}']})"
+)
 
 
 def _joined(directory: str, path: str) -> str:
     return directory.rstrip("/") + "/" + path
 
 
-def _changed_directory(name: str, args: list[str], cwd: str | None) -> str | None:
-    """The working directory after ``cd``/``pushd``/``popd`` ARGS, when the text spells it:
-    ``/``, ``~``, ``$HOME`` or a relative step from a known one; None for anything else
-    (``cd "$DIR"``, ``cd -``, ``popd``: the brake judges no relative path there)."""
+def _options_end(args: list[str]) -> int:
+    """The index of ``cd``'s operand: past ``-P``, ``-L``, ``--`` (``-`` is an operand)."""
     i = 0
     while i < len(args) and args[i].startswith("-") and args[i] != "-":
         i += 1
         if args[i - 1] == "--":
             break
-    if name == "popd" or (i < len(args) and args[i].startswith(("+", "-"))):
+    return i
+
+
+def _changed_directory(
+    name: str, args: list[str], cwd: str | None, subs: list[tuple[str, str]]
+) -> str | None:
+    """The working directory after ``cd``/``pushd`` ARGS (raw words, quoting visible).
+
+    ``/``, ``~``, ``$HOME`` or a relative step from a known one is followed;
+    :data:`_UNRESOLVED` for a target the text cannot resolve (a substitution other than
+    ``$(mktemp …)``, a brace expansion, an unquoted variable, or a quoted one that may be
+    empty and leave the line where it was, when that was root, home or unresolved);
+    None for anything else (``cd build``, ``cd "$DIR"``, ``cd ~user``)."""
+    i = _options_end(args)
+    if i < len(args) and args[i].startswith(("+", "-")):
         return None
     if i >= len(args):
         return "~" if name == "cd" else None  # a bare ``cd`` goes home
-    path = args[i]
+    raw = args[i]
+    path = raw.translate(_UNPROTECT)  # one character for one: indexes agree
+    if not path:
+        return cwd  # ``cd ''`` stays
     home = _HOME.match(path)
-    rest = path[home.end() :] if home else path
-    if not path or any(ch in rest for ch in "$`*?[~" + _SUB_OPEN):
+    rest, raw_rest = (path[home.end() :], raw[home.end() :]) if home else (path, raw)
+    found = [subs[int(m)][1] for m in _SUB_RE.findall(raw)]
+    if any(not _makes_temporary(body) for body in found):
+        return _UNRESOLVED
+    if "$" in raw_rest or _BRACES.search(raw_rest):
+        return _UNRESOLVED  # unquoted: it may be empty (``cd`` alone goes home) or anything
+    if found:
+        # ``$(mktemp -d)`` is a new directory, never root or home; its parent is unknown.
+        return _UNRESOLVED if ".." in rest.split("/") else None
+    if _QUOTED_DOLLAR in raw_rest:
+        # A quoted variable may be empty: ``cd "$DIR"`` then stays where it was, and
+        # ``cd ~/"$DIR"`` goes home. A directory that is no concern when it is set
+        # (``cd "$DIR"/build``) is no concern at all.
+        emptied = _QUOTED_VARIABLE.sub("", raw).translate(_UNPROTECT)
+        maybe = _changed_directory(name, [*args[:i], emptied], cwd, subs) if emptied else cwd
+        return _UNRESOLVED if _concern(maybe) else None
+    if any(ch in rest for ch in "`*?[~"):
         return None
-    moved = path if home or path.startswith("/") else None if cwd is None else _joined(cwd, path)
+    if home or path.startswith("/"):
+        moved: str | None = path
+    elif cwd == _UNRESOLVED:
+        # A named directory below an unresolved one is no spelling of root or home.
+        return _UNRESOLVED if _depth(path) <= 0 else None
+    else:
+        moved = None if cwd is None else _joined(cwd, path)
     # A longer path is no spelling of root or home worth following; capping it keeps one
     # line of thousands of ``cd x`` and ``rm`` linear.
     return moved if moved is not None and len(moved) <= _MAX_CWD_CHARS else None
+
+
+def _stops(pipelines: list[list[_Simple | _Group]]) -> bool:
+    """Whether the pipeline after a ``||`` ends the script: ``exit``, ``return``."""
+    if len(pipelines) != 1 or len(pipelines[0]) != 1 or isinstance(pipelines[0][0], _Group):
+        return False
+    return _resolve(pipelines[0][0].words)[0] in ("exit", "return")
+
+
+def _concern(cwd: str | None) -> bool:
+    """Whether everything in ``cwd`` is root, home or unresolved."""
+    return cwd is not None and (cwd == _UNRESOLVED or _target(".", cwd) != "")
+
+
+def _makes_temporary(body: str) -> bool:
+    """Whether a substitution's text is ``mktemp …``: it prints a directory it just made."""
+    words = body.split()
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "mktemp"
 
 
 def _check_rm(args: list[str], cwd: str | None) -> str:
@@ -731,7 +1107,9 @@ def _deleted(paths: list[str], cwd: str | None) -> str:
     targets = {_target(path, cwd) for path in paths}
     if "root" in targets:
         return "rm-root"
-    return "rm-home" if "home" in targets else ""
+    if "home" in targets:
+        return "rm-home"
+    return "rm-unknown-dir" if "unknown" in targets else ""
 
 
 def _check_chmod(args: list[str], cwd: str | None) -> str:
@@ -754,9 +1132,19 @@ _FIND_NAME_TESTS = frozenset(
 _FIND_WIDENING = frozenset({"!", "-not", "-o", "-or", ","})
 
 
-def _check_find(args: list[str], cwd: str | None) -> str:
-    """``find`` deleting everything under root or home: ``-delete`` or ``-exec rm``, with
-    no name test to limit it (``find ~ -name .DS_Store -delete`` is targeted)."""
+@dataclass(frozen=True)
+class _Find:
+    """A find command read: start points, the commands ``-exec``/``-execdir`` run,
+    whether it has ``-delete``, and whether a name test limits what it finds (``-name x``,
+    not ``! -name x`` or ``-name x -o …``)."""
+
+    starts: list[str]
+    runs: list[list[str]]
+    deletes: bool
+    narrowed: bool
+
+
+def _find_parts(args: list[str]) -> _Find:
     i = 0
     while i < len(args) and (args[i] in ("-H", "-L", "-P", "-D") or args[i].startswith("-O")):
         i += 2 if args[i] == "-D" else 1
@@ -765,18 +1153,15 @@ def _check_find(args: list[str], cwd: str | None) -> str:
         starts.append(args[i])
         i += 1
     expression = args[i:]
+    runs: list[list[str]] = []
     deletes = narrowed = widened = False
     pos = 0
     while pos < len(expression):
         word = expression[pos]
-        if word in ("-exec", "-execdir"):
-            end = pos + 1
-            while end < len(expression) and expression[end] != ";":
-                if expression[end] == "+" and expression[end - 1] == "{}":
-                    break
-                end += 1
-            run = expression[pos + 1 : end]
-            deletes = deletes or (bool(run) and _resolve(run)[0] == "rm")
+        if word in _FIND_RUNS:
+            end = _exec_end(expression, pos)
+            if expression[pos + 1 : end]:
+                runs.append(expression[pos + 1 : end])
             pos = end + 1
             continue
         if word == "-delete":
@@ -787,9 +1172,39 @@ def _check_find(args: list[str], cwd: str | None) -> str:
         elif word in _FIND_WIDENING:
             widened = True
         pos += 1
-    if not deletes or (narrowed and not widened):
+    # GNU find starts at "." when given no start point.
+    return _Find(starts or ["."], runs, deletes, narrowed and not widened)
+
+
+#: find actions that run a command on what it finds (``-ok`` asks first: not followed).
+_FIND_RUNS = frozenset({"-exec", "-execdir"})
+
+
+def _exec_end(expression: list[str], pos: int) -> int:
+    """The index of the ``;`` (or the ``+`` after ``{}``) ending the -exec at ``pos``."""
+    end = pos + 1
+    while end < len(expression) and expression[end] != ";":
+        if expression[end] == "+" and expression[end - 1] == "{}":
+            break
+        end += 1
+    return end
+
+
+def _found_paths(starts: list[str], narrowed: bool) -> list[str]:
+    """What stands for the paths a find finds, in checking what it runs on them: each
+    start point when nothing narrows the search (it finds the start itself), else a
+    path below it."""
+    return starts if not narrowed else [start.rstrip("/") + "/found" for start in starts]
+
+
+def _check_find(args: list[str], cwd: str | None) -> str:
+    """``find`` deleting everything under root or home: ``-delete`` or ``-exec rm``, with
+    no name test to limit it (``find ~ -name .DS_Store -delete`` is targeted)."""
+    find = _find_parts(args)
+    deletes = find.deletes or any(_resolve(run)[0] == "rm" for run in find.runs)
+    if not deletes or find.narrowed:
         return ""
-    return _deleted(starts or ["."], cwd)  # GNU find starts at "." when given none
+    return _deleted(find.starts, cwd)
 
 
 def _check_dd(args: list[str]) -> str:

@@ -474,13 +474,15 @@ def build_server() -> MCPServer:
 
     @tool(READ, "Open loops")
     def loops() -> list[dict[str, Any]]:
-        """Commands failing in a row, and whether the loop brake now refuses them."""
+        """Commands failing (or unproven) in a row: what each streak counted (``failed``
+        runs, ``unproven`` exits 0 of test runs, ``streak`` in words, as a refusal says),
+        and whether the loop brake now refuses the next identical attempt."""
         from ..guard.loops import open_loops
 
         root = project_dir()
         with _store(root) as store:
             found = open_loops(store, threshold=_config(root).loop_block_after)
-        return [{"command": x.command, "failures": x.failures, "blocked": x.blocked} for x in found]
+        return [loop.to_dict() for loop in found]
 
     @tool(READ, "Scope audit")
     def diff(baseline: Text = None) -> dict[str, Any]:

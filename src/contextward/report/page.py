@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
 
+from ..guard.loops import Streak, refused_after
 from ..store import Store
 from .chart import Bar, bar_chart
 from .model import STATUSES, CompactionCheck, ProjectReport, gather
@@ -175,13 +176,19 @@ def _evidence(report: ProjectReport) -> str:
 
 
 def _loops(report: ProjectReport) -> str:
-    # loop_block_after N refuses the Nth attempt: the one after N-1 failures.
+    # loop_block_after N refuses the Nth attempt: the one after N-1 failures, or unproven
+    # exits 0 of test runs. The caption counts in the words of what the streaks hold, so a
+    # run that exited 0 is never called a failure.
     after = max(1, report.loop_threshold - 1)
-    aside = f"a command is refused after {after} identical failure{'' if after == 1 else 's'}"
+    held = Streak(
+        sum(s.counted.failed for s in report.loops),
+        sum(s.counted.unproven for s in report.loops),
+    )
+    aside = f"a command is refused after {refused_after(after, held)}"
     if not report.loops:
         return _section(
             "Loop streaks",
-            _empty("No failing streaks: nothing is looping."),
+            _empty("No open streaks: nothing is looping."),
             anchor="loops",
             aside=aside,
         )
@@ -195,19 +202,21 @@ def _loops(report: ProjectReport) -> str:
             )
             for s in report.loops
         ],
-        title="failing streaks against the loop brake threshold",
+        title="streaks (failed or unproven runs) against the loop brake threshold",
         maximum=float(max(report.loop_threshold, *(s.failures for s in report.loops))),
     )
     rows = [
         (
             f"<code>{escape(s.streak_key)}</code>",
-            escape(str(s.failures)),
+            escape(str(s.counted.failed)),
+            escape(str(s.counted.unproven)),
             _tag("fail", "refused") if s.blocked else _tag("changed", "allowed"),
             escape(s.last_at),
         )
         for s in report.loops
     ]
-    table = _table(("command", "failures", "next attempt", "last"), rows, frozenset({1}))
+    head = ("command", "failed", "unproven", "next attempt", "last")
+    table = _table(head, rows, frozenset({1, 2}))
     return _section("Loop streaks", chart + table, anchor="loops", aside=aside)
 
 

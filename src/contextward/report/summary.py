@@ -26,7 +26,7 @@ def render_summary(report: ProjectReport) -> str:
             if report.evidence_total
             else "none"
         ),
-        f"loop streaks: {len(report.loops)} failing, "
+        f"loop streaks: {len(report.loops)} open, "
         f"{sum(1 for s in report.loops if s.blocked)} refused next",
     ]
     check = report.compaction

@@ -70,7 +70,8 @@ class Attempts:
         if outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {outcome!r}")
         created = self.store.clock()
-        streak_key, fingerprint = storable_key(streak_key), mask(storable(fingerprint))
+        streak_key = storable_key(streak_key, self.store.key_salt)
+        fingerprint = mask(storable(fingerprint))
         with self.store.write() as conn:
             previous = conn.execute(
                 "SELECT outcome FROM attempts WHERE streak_key = ? ORDER BY seq DESC LIMIT 1",
@@ -94,7 +95,7 @@ class Attempts:
         self, streak_key: str, *, limit: int = 100, session_id: str | None = None
     ) -> list[Attempt]:
         """Attempts of one streak key, newest first (optionally one session's)."""
-        key = storable_key(streak_key)
+        key = storable_key(streak_key, self.store.key_salt)
         if session_id is None:
             rows = self.store.query(
                 "SELECT * FROM attempts WHERE streak_key = ? ORDER BY seq DESC LIMIT ?",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +34,7 @@ from .migrations import SCHEMA_MIGRATIONS, Migration
 from .paths import STORE_DIR, database_path, project_root, store_dir
 from .prompts import Prompts
 from .records import Events, RecordLedger, Sessions
+from .salt import SALT_BYTES, key_salt
 
 #: How long one statement waits for another process's write lock (SQLite busy handler).
 BUSY_TIMEOUT_MS = 10_000
@@ -133,6 +135,7 @@ class Store:
         self.clock = clock
         #: How long this store waits for another process's lock before failing.
         self.wait_s = wait_s
+        self._key_salt: bytes | None = None
         with guarded():
             conn.execute(f"PRAGMA busy_timeout = {_busy_ms(wait_s)}")
             self.apply(migrations)
@@ -204,6 +207,16 @@ class Store:
     @property
     def path(self) -> Path | None:
         return None if self.root is None else database_path(self.root)
+
+    def key_salt(self) -> bytes:
+        """The salt keying the digest a stored key keeps of a secret (``store.salt``):
+        read, or made, the first time a key holds a secret; an in-memory store's own."""
+        if self._key_salt is None:
+            if self.root is None:
+                self._key_salt = secrets.token_bytes(SALT_BYTES)
+            else:
+                self._key_salt = key_salt(store_dir(self.root))
+        return self._key_salt
 
     def close(self) -> None:
         self.conn.close()

@@ -124,7 +124,8 @@ class EvidenceLedger:
             raise ValueError(f"unknown verdict {verdict!r}")
         created = self.store.clock()
         command, fingerprint = mask(storable(command)), mask(storable(fingerprint))
-        streak_key, digest, cwd = storable_key(streak_key), mask(storable(digest)), storable(cwd)
+        streak_key = storable_key(streak_key, self.store.key_salt)
+        digest, cwd = mask(storable(digest)), storable(cwd)
         with self.store.write() as conn:
             cur = conn.execute(
                 "INSERT INTO evidence (created_at, session_id, command, fingerprint, streak_key,"

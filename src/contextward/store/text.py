@@ -6,8 +6,10 @@ Must never: change text that is already valid (the common case returns it as is)
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
+from collections.abc import Callable
 
 from ..redact import mask
 
@@ -44,15 +46,18 @@ def storable_id(value: str) -> str:
 _SECRET_TAG = re.compile(r" #variant:[0-9a-f]{16}$")
 
 
-def storable_key(text: str) -> str:
+def storable_key(text: str, salt: Callable[[], bytes]) -> str:
     """A lookup key the store may keep for ``text`` (a streak key): masked, and when that
-    masked a secret, tagged with a digest of the unmasked text. The tag is never shown
-    (``shown_key``); the store keeps the digest, never the secret."""
+    masked a secret, tagged with a digest of the unmasked text keyed with the store's
+    ``salt`` (HMAC-SHA256; asked for only then), so the key cannot be brute-forced back
+    into a short secret without the salt file. The tag is never shown (``shown_key``);
+    the store keeps the digest, never the secret."""
     text = storable(text)
     masked = mask(text)
     if masked == text:
         return text
-    return f"{masked} #variant:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+    digest = hmac.new(salt(), text.encode("utf-8"), hashlib.sha256).hexdigest()
+    return f"{masked} #variant:{digest[:16]}"
 
 
 def shown_key(key: str) -> str:
