@@ -14,7 +14,6 @@ command may hold a secret: then the hash is keyed with the store's salt). Must n
 from __future__ import annotations
 
 import hashlib
-import hmac
 from typing import TYPE_CHECKING
 
 from ..redact import mask
@@ -56,6 +55,8 @@ def first_attempt(store: Store, command: str, *, session_id: str | None) -> bool
     if mask(shape) == shape:
         digest = hashlib.sha256(text).hexdigest()
     else:
+        import hmac  # a secret in a refused command is rare: not imported on every hook
+
         digest = hmac.new(store.key_salt(), text, hashlib.sha256).hexdigest()
     key = f"risky:{session_id or '-'}:{digest[:32]}"
     return store.events.add(REFUSED_EVENT, {}, key=key, session_id=session_id) is not None

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -213,7 +212,7 @@ class Store:
         read, or made, the first time a key holds a secret; an in-memory store's own."""
         if self._key_salt is None:
             if self.root is None:
-                self._key_salt = secrets.token_bytes(SALT_BYTES)
+                self._key_salt = os.urandom(SALT_BYTES)
             else:
                 self._key_salt = key_salt(store_dir(self.root))
         return self._key_salt

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import time
 from pathlib import Path
 
@@ -46,16 +45,16 @@ def key_salt(directory: Path) -> bytes:
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError:
-        return secrets.token_bytes(SALT_BYTES)
+        return os.urandom(SALT_BYTES)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(SALT_BYTES))
+            handle.write(os.urandom(SALT_BYTES))
             handle.flush()
             os.fsync(handle.fileno())
         with contextlib.suppress(FileExistsError):  # another process made it first: it wins
             os.link(tmp, path)
     except OSError:
-        return secrets.token_bytes(SALT_BYTES)
+        return os.urandom(SALT_BYTES)
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()

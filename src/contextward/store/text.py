@@ -6,7 +6,6 @@ Must never: change text that is already valid (the common case returns it as is)
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import re
 from collections.abc import Callable
@@ -56,6 +55,8 @@ def storable_key(text: str, salt: Callable[[], bytes]) -> str:
     masked = mask(text)
     if masked == text:
         return text
+    import hmac  # only for a key that held a secret: the hook's usual path never needs it
+
     digest = hmac.new(salt(), text.encode("utf-8"), hashlib.sha256).hexdigest()
     return f"{masked} #variant:{digest[:16]}"
 
