@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..redact import mask
 
@@ -78,8 +79,10 @@ _SUB_RE = re.compile(f"{_SUB_OPEN}(\\d+){_SUB_CLOSE}")
 _DOC_OPEN, _DOC_CLOSE = "\ue102", "\ue103"
 _DOC_RE = re.compile(f"^{_DOC_OPEN}(\\d+){_DOC_CLOSE}$")
 #: Every private-use character the analysis marks text with (protected characters,
-#: substitution and heredoc marks, the unresolved directory).
-_RESERVED = re.compile("[\ue000-\ue1ff]")
+#: substitution and heredoc marks, the unresolved directory). The patterns only some
+#: commands need are kept as text, compiled (and cached by :mod:`re`) on first use: a
+#: hook pays for every pattern compiled at import.
+_RESERVED = "[\ue000-\ue1ff]"
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 #: ``~``, ``$HOME``, ``${HOME}`` and the forms that expand to it when set (``${HOME:?}``).
 _HOME = re.compile(r"^(?:~|\$HOME\b|\$\{HOME(?:[:]?[-?=][^}]*)?\})(?=/|$)")
@@ -134,10 +137,10 @@ def assess_command(command: str) -> RiskVerdict:
     """Return the risk verdict for one shell command line (never raises on any str)."""
     exact = len(command) <= MAX_COMMAND_CHARS
     command = command[:MAX_COMMAND_CHARS]
-    if _RESERVED.search(command):
+    if command and max(command) >= "\ue000" and re.search(_RESERVED, command):
         # The private-use characters the analysis marks text with: one in the command
         # itself would read as a mark (a substitution that was never lifted).
-        command = _RESERVED.sub("\ufffd", command)
+        command = re.sub(_RESERVED, "\ufffd", command)
     findings: list[RiskFinding] = []
     exact = _assess(command, 0, findings) and exact
     unique = tuple(dict.fromkeys(findings))
@@ -645,7 +648,7 @@ class _Context:
         self.simple(name, args, sudo, [name, *args])
         for pos in range(before, len(self.findings)):
             finding = self.findings[pos]
-            where = _WHERE.search(finding.command)
+            where = re.search(_WHERE, finding.command)
             text = self.text(shown, where.group(0) if where else "")
             self.findings[pos] = RiskFinding(finding.code, finding.reason, text)
 
@@ -727,7 +730,7 @@ class _Context:
 _UNRESOLVED_SHOWN = "a directory the line does not resolve"
 #: How many found paths or piped items a command another one runs is checked with.
 _MAX_STAND_INS = 3
-_WHERE = re.compile(r" \(in [^()]*\)$")
+_WHERE = r" \(in [^()]*\)$"
 
 
 def _display(word: str, subs: list[tuple[str, str]]) -> str:
@@ -781,8 +784,7 @@ def _unwrap(words: list[str]) -> tuple[str, list[str], bool, _Xargs | None]:
     return "", [], sudo, xargs
 
 
-@dataclass(frozen=True)
-class _Xargs:
+class _Xargs(NamedTuple):
     """How xargs fills in its items: ``replace`` (``-I {}``) in each argument, else
     appended; ``stdin``: it reads them from stdin (not ``-a FILE``)."""
 
@@ -879,10 +881,10 @@ def _printed(
 
 
 #: ``$1``, ``${1}``, ``$@``, ``$*`` and ``"$@"`` in a ``sh -c`` script (not ``\$1``).
-_POSITIONAL = re.compile(r'(?<!\\)(?:"\$(?:@|\{@\})"|\$(?:([0-9@*])|\{([0-9]+|[@*])\}))')
+_POSITIONAL = r'(?<!\\)(?:"\$(?:@|\{@\})"|\$(?:([0-9@*])|\{([0-9]+|[@*])\}))'
 #: A parameter value that can stand in a script as it is: no quote, space, operator or
 #: substitution marker (another one is checked as an unknown word).
-_PLAIN_VALUE = re.compile(r"[\w./~*+,:=@%^${}?-]*")
+_PLAIN_VALUE = r"[\w./~*+,:=@%^${}?-]*"
 
 
 def _shell_parameters(args: list[str]) -> list[str]:
@@ -901,12 +903,12 @@ def _bind_positionals(script: str, parameters: list[str]) -> str | None:
     result would pass :data:`MAX_COMMAND_CHARS` (``$@`` a thousand times over)."""
     if not parameters or "$" not in script:
         return script
-    plain = [p if _PLAIN_VALUE.fullmatch(p) else "_" for p in parameters]
+    plain = [p if re.fullmatch(_PLAIN_VALUE, p) else "_" for p in parameters]
     every = " ".join(plain[1:])
     quoted = " ".join(f'"{p}"' for p in plain[1:])
     out: list[str] = []
     size = start = 0
-    for match in _POSITIONAL.finditer(script):
+    for match in re.finditer(_POSITIONAL, script):
         key = match.group(1) or match.group(2)
         if key is None:  # "$@": one word per parameter
             value = quoted
@@ -1007,10 +1009,11 @@ _MAX_CWD_CHARS = 256
 _UNRESOLVED = "\ue104"
 _QUOTED_DOLLAR = _PROTECT["$"]
 #: A brace expansion in a raw word (quoted braces are protected): ``{/,}``, ``{a..c}``.
-_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+_BRACES = r"\{[^{}]*(?:,|\.\.)[^{}]*\}"
 #: A quoted expansion that may be empty: ``"$DIR"``, ``"${DIR}"`` (raw, ``$`` protected).
-_QUOTED_VARIABLE = re.compile(
-    f"{_QUOTED_DOLLAR}(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]|{_PROTECT['{']}[^{_PROTECT['}']}]*{_PROTECT['}']})"
+_QUOTED_VARIABLE = (
+    f"{_QUOTED_DOLLAR}(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]"
+    f"|{_PROTECT['{']}[^{_PROTECT['}']}]*{_PROTECT['}']})"
 )
 
 
@@ -1052,7 +1055,7 @@ def _changed_directory(
     found = [subs[int(m)][1] for m in _SUB_RE.findall(raw)]
     if any(not _makes_temporary(body) for body in found):
         return _UNRESOLVED
-    if "$" in raw_rest or _BRACES.search(raw_rest):
+    if "$" in raw_rest or re.search(_BRACES, raw_rest):
         return _UNRESOLVED  # unquoted: it may be empty (``cd`` alone goes home) or anything
     if found:
         # ``$(mktemp -d)`` is a new directory, never root or home; its parent is unknown.
@@ -1061,7 +1064,7 @@ def _changed_directory(
         # A quoted variable may be empty: ``cd "$DIR"`` then stays where it was, and
         # ``cd ~/"$DIR"`` goes home. A directory that is no concern when it is set
         # (``cd "$DIR"/build``) is no concern at all.
-        emptied = _QUOTED_VARIABLE.sub("", raw).translate(_UNPROTECT)
+        emptied = re.sub(_QUOTED_VARIABLE, "", raw).translate(_UNPROTECT)
         maybe = _changed_directory(name, [*args[:i], emptied], cwd, subs) if emptied else cwd
         return _UNRESOLVED if _concern(maybe) else None
     if any(ch in rest for ch in "`*?[~"):
@@ -1132,8 +1135,7 @@ _FIND_NAME_TESTS = frozenset(
 _FIND_WIDENING = frozenset({"!", "-not", "-o", "-or", ","})
 
 
-@dataclass(frozen=True)
-class _Find:
+class _Find(NamedTuple):
     """A find command read: start points, the commands ``-exec``/``-execdir`` run,
     whether it has ``-delete``, and whether a name test limits what it finds (``-name x``,
     not ``! -name x`` or ``-name x -o …``)."""
