@@ -1038,8 +1038,8 @@ def _changed_directory(
 
     ``/``, ``~``, ``$HOME`` or a relative step from a known one is followed;
     :data:`_UNRESOLVED` for a target the text cannot resolve (a substitution other than
-    ``$(mktemp …)``, a brace expansion, an unquoted variable, or a quoted one that may be
-    empty and leave the line where it was, when that was root, home or unresolved);
+    ``$(mktemp …)``, a brace expansion, an unquoted variable, or a quoted one whose
+    emptiness leaves root or home: ``cd ~/"$DIR"``, or ``cd "$DIR"`` after ``cd /``);
     None for anything else (``cd build``, ``cd "$DIR"``, ``cd ~user``)."""
     i = _options_end(args)
     if i < len(args) and args[i].startswith(("+", "-")):
