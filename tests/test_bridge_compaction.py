@@ -195,3 +195,37 @@ def test_after_a_compaction_the_owner_s_first_message_is_no_opening_goal(
     # Once compacted, the session goes on: the same words are no goal.
     after = ok(bridge.call(request("i1", "inspect", messages=later, session_id="pi-2")))
     assert after["candidates"][0]["kind"] != "goal"
+
+
+def test_a_snapshot_seq_of_another_session_is_refused(bridge: BridgeProcess) -> None:
+    """walk13 #5: session B's summary was checked against A's snapshot, and A's restore
+    block then said A's items were lost."""
+    a = ok(bridge.call(request("a", "snapshot", messages=MESSAGES, session_id="A")))
+    ok(bridge.call(request("b", "snapshot", messages=MESSAGES[1:], session_id="B")))
+    mixed = bridge.call(
+        request(
+            "c",
+            "check_summary",
+            summary="## Goal\nbilling",
+            session_id="B",
+            snapshot_seq=a["snapshot_seq"],
+        )
+    )
+    assert (mixed["ok"], mixed["code"]) == (False, "invalid_request")
+    assert "another session" in mixed["error"]
+    restore = ok(bridge.call(request("r", "restore", session_id="A")))
+    assert restore["checked"] is False  # A's snapshot was not judged by B's summary
+    own = request(
+        "d", "check_summary", summary=SUMMARY, session_id="A", snapshot_seq=a["snapshot_seq"]
+    )
+    assert ok(bridge.call(own))["checked"] is True
+
+
+def test_a_blank_summary_is_no_summary(bridge: BridgeProcess) -> None:
+    """walk13 #11: "" was checked: false, "   " was checked with every item lost, stored."""
+    ok(bridge.call(request("s", "snapshot", messages=MESSAGES, session_id="a")))
+    for n, blank in enumerate(("", "   ", "\n\t")):
+        answer = ok(bridge.call(request(f"c{n}", "check_summary", summary=blank, session_id="a")))
+        assert answer == {"checked": False}
+    restore = ok(bridge.call(request("r", "restore", session_id="a")))
+    assert restore["checked"] is False  # no report was stored

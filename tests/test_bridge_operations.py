@@ -237,3 +237,26 @@ def test_loop_check_refuses_a_risky_command_once_per_session(
     assert "Ask the owner first" in first["reason"]
     assert loop_check(ask, None)["action"] == "allow"  # type: ignore[arg-type]
     assert loop_check({"command": "ls", "session_id": "p1"}, None)["action"] == "allow"  # type: ignore[arg-type]
+
+
+def test_malformed_fields_are_named_not_read_as_nothing(bridge: BridgeProcess) -> None:
+    """walk13 #10: an unknown role or a message without content gave empty guidance, a
+    numeric digest and a decisions object were taken, and provider_timeout_ms was checked
+    only in provider mode."""
+    for operation, fields, named in (
+        ("guidance", {"messages": [{"role": "wizard", "content": "x"}]}, "messages[0]"),
+        ("guidance", {"messages": [*MESSAGES, {"role": "user"}]}, "messages[4]"),
+        ("snapshot", {"messages": ["hi"]}, "messages[0]"),
+        ("guidance", {"messages": MESSAGES, "decisions": {"a": 1}}, "decisions"),
+        ("guidance", {"messages": MESSAGES, "provider_timeout_ms": -1}, "provider_timeout_ms"),
+        ("inspect", {"messages": MESSAGES, "provider_timeout_ms": "x"}, "provider_timeout_ms"),
+        ("brief", {"digest": 5}, "digest"),
+        ("record_event", {"event": "session_start", "session_id": "s", "host": "h" * 5000}, "host"),
+    ):
+        answer = bridge.call(request("bad", operation, **fields))
+        assert (answer["ok"], answer["code"]) == (False, "invalid_request"), (operation, fields)
+        assert named in answer["error"]
+    # OpenAI's assistant message with tool calls and no content is still a message.
+    calls = [{"id": "c1", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+    openai = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": calls}]
+    assert ok(bridge.call(request("g", "guidance", messages=openai)))["text"]

@@ -35,10 +35,12 @@ from ..guard.loops import check, record_outcome
 from ..inspect import (
     InspectionResult,
     Message,
+    ReviewDecision,
     build_guidance,
     inspect_stream,
     parse_decisions,
 )
+from ..inspect.message import role_of
 from ..inspect.provider import SCHEMA, SYSTEM, ProviderAnswerError, parse_answer, prompt
 from ..redact import mask
 from ..state import session_end, session_start, tool_called
@@ -73,8 +75,7 @@ def inspect(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
 def guidance(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
     """Guidance for the host's summarizer, after the host's review ``decisions`` if any."""
     result, inspection_id = _inspection(request, context)
-    raw = request.get("decisions")
-    decisions = parse_decisions(raw) if raw is not None else ()
+    decisions = _decisions(request)
     built = build_guidance(result, decisions)  # reviewed: nothing left to review
     return {
         **built.to_dict(),
@@ -96,8 +97,7 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
     Items nobody decided are kept, the conservative answer.
     """
     result, inspection_id = _inspection(request, context)
-    raw = request.get("decisions")
-    decisions = parse_decisions(raw) if raw is not None else ()
+    decisions = _decisions(request)
     session_id = _session(request)
     with Store.open(project_root()) as store:
         taken = capture_inspection(
@@ -122,8 +122,9 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
 def check_summary(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
     """After a compaction: check the host's summary against the snapshot; the report is stored.
 
-    The snapshot is ``snapshot_seq`` when given, else the session's latest.
-    ``checked`` is false when there is no snapshot to check against.
+    The snapshot is ``snapshot_seq`` when given (it must be the session's), else the
+    session's latest. ``checked`` is false when there is no snapshot to check against,
+    and when there is no summary (empty or blank): nothing is checked or stored then.
     """
     summary = request.get("summary")
     if not isinstance(summary, str):
@@ -132,10 +133,18 @@ def check_summary(request: Mapping[str, Any], context: OperationContext) -> dict
     if seq is not None and (type(seq) is not int or not 0 <= seq < 2**63):
         raise OperationError("invalid_request", "field 'snapshot_seq' must be a 64-bit integer")
     session_id = _session(request)
+    if not summary.strip():
+        # No summary (a compaction that failed, a host bug): every item would be "lost",
+        # and that report would make the restore block claim the summary dropped them.
+        return {"checked": False}
     with Store.open(project_root()) as store:
         record = store.snapshots.get(seq) if seq is not None else None
         if seq is not None and record is None:
             raise OperationError("invalid_request", "unknown snapshot_seq")
+        if record is not None and session_id is not None and record.session_id != session_id:
+            # Sessions never mix: the report would be stored against the other session's
+            # snapshot and change what its restore block says.
+            raise OperationError("invalid_request", "snapshot_seq names another session's snapshot")
         if record is None and session_id is not None:
             # Never check one session's summary against another session's snapshot.
             record = store.snapshots.latest(session_id=session_id)
@@ -188,6 +197,8 @@ def _compacted_before(request: Mapping[str, Any]) -> bool:
 def _inspection(
     request: Mapping[str, Any], context: OperationContext
 ) -> tuple[InspectionResult, str]:
+    # Checked whether or not the host offers its model: a bad value is a host bug either way.
+    provider_timeout = _seconds(request, "provider_timeout_ms")
     cached = request.get("inspection_id")
     if cached is not None:
         with _cache_lock:
@@ -200,9 +211,7 @@ def _inspection(
     if fmt is not None and not isinstance(fmt, str):
         raise OperationError("invalid_request", "field 'format' must be a string")
     provider = (
-        HostCandidates(context.provider, _seconds(request, "provider_timeout_ms"))
-        if context.provider is not None
-        else None
+        HostCandidates(context.provider, provider_timeout) if context.provider is not None else None
     )
     continued = _compacted_before(request)
     result = inspect_stream(
@@ -229,6 +238,8 @@ def _transcript_bytes(request: Mapping[str, Any]) -> tuple[bytes, bytes]:
     if messages is not None:
         if not isinstance(messages, list):
             raise OperationError("invalid_request", "field 'messages' must be a JSON array")
+        for index, message in enumerate(messages):
+            _check_message(index, message)
         return json.dumps(messages, ensure_ascii=False).encode("utf-8"), b"messages"
     if isinstance(path, str) and path:
         try:
@@ -320,6 +331,8 @@ def brief(request: Mapping[str, Any], context: OperationContext) -> dict[str, An
     carry them, and an item must not come back twice.
     """
     previous = request.get("digest")
+    if previous is not None and not isinstance(previous, str):
+        raise OperationError("invalid_request", "field 'digest' must be a string")
     after = request.get("after_compaction", False)
     if not isinstance(after, bool):
         raise OperationError("invalid_request", "field 'after_compaction' must be a boolean")
@@ -349,10 +362,10 @@ def record_event(request: Mapping[str, Any], context: OperationContext) -> dict[
     session_id = _session(request)
     if session_id is None:
         raise OperationError("invalid_request", "field 'session_id' must be a non-empty string")
-    host = request.get("host")
+    host = _short(request, "host")
     with Store.open(project_root()) as store:
         if event == "session_start":
-            session_start(store, session_id, host=host if isinstance(host, str) else "")
+            session_start(store, session_id, host=host)
             return {"recorded": True}
         if event == "tool_call":
             key, tool = request.get("key"), request.get("tool")
@@ -388,12 +401,50 @@ def _seconds(request: Mapping[str, Any], name: str) -> float | None:
     return float(value) / 1000.0
 
 
+def _decisions(request: Mapping[str, Any]) -> tuple[ReviewDecision, ...]:
+    raw = request.get("decisions")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise OperationError(
+            "invalid_request", "field 'decisions' must be an array of {candidate_id, action}"
+        )
+    return parse_decisions(raw)
+
+
+def _check_message(index: int, message: object) -> None:
+    """One of the inline ``messages``: an object with a known role and something said (a
+    ``content`` string or block list, or OpenAI's ``tool_calls``). A host bug that sends
+    anything else is named, never read as an empty conversation."""
+    where = f"messages[{index}]"
+    if not isinstance(message, Mapping):
+        raise OperationError("invalid_request", f"{where} must be an object")
+    if role_of(message.get("role")) is None:
+        raise OperationError(
+            "invalid_request", f"{where}: field 'role' must be user, assistant, system or tool"
+        )
+    content = message.get("content")
+    if not isinstance(content, str | list) and not isinstance(message.get("tool_calls"), list):
+        raise OperationError(
+            "invalid_request", f"{where}: field 'content' must be a string or a list of blocks"
+        )
+
+
 def _label(request: Mapping[str, Any]) -> str:
     value = request.get("label")
     if value is None:
         return ""
     if not isinstance(value, str) or len(value) > 100:
         raise OperationError("invalid_request", "field 'label' must be a short string")
+    return value
+
+
+def _short(request: Mapping[str, Any], name: str) -> str:
+    value = request.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > 200:
+        raise OperationError("invalid_request", f"field '{name}' must be a short string")
     return value
 
 
