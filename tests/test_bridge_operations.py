@@ -260,3 +260,44 @@ def test_malformed_fields_are_named_not_read_as_nothing(bridge: BridgeProcess) -
     calls = [{"id": "c1", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
     openai = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": calls}]
     assert ok(bridge.call(request("g", "guidance", messages=openai)))["text"]
+
+
+def test_loop_check_asks_a_host_that_can_ask(bridge: BridgeProcess) -> None:
+    """walk13 #7: pi can ask its owner (ctx.ui.confirm); the agent repeating a command is
+    no owner's consent."""
+    asked = ok(bridge.call(request("c", "loop_check", command="rm -rf /", can_ask=True)))
+    assert asked["action"] == "ask" and "risky command" in asked["reason"]
+    assert "run the same command again" not in asked["reason"]
+    # Asked every time: the owner's earlier yes is no standing permission.
+    again = ok(bridge.call(request("c2", "loop_check", command="rm -rf /", can_ask=True)))
+    assert again["action"] == "ask"
+    plain = ok(bridge.call(request("c3", "loop_check", command="ls", can_ask=True)))
+    assert plain["action"] == "allow"
+    bad = bridge.call(request("c4", "loop_check", command="ls", can_ask="yes"))
+    assert bad["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize("can_ask", [False, True])
+def test_loop_check_still_guards_risky_commands_when_the_store_is_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, can_ask: bool
+) -> None:
+    """walk13 #6: with a damaged store loop_check answered store_damaged and the shims
+    failed open, letting `rm -rf /` through. The risky check needs no store."""
+    from contextward.hosts.bridge_library import command_outcome, loop_check
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    command_outcome({"command": "ls", "exit_code": 0}, None)  # type: ignore[arg-type]
+    database = tmp_path / ".contextward" / "contextward.db"
+    assert database.is_file()
+    with database.open("r+b") as raw:
+        raw.write(b"this is no SQLite database at all")
+    ask = {"command": "rm -rf /", "session_id": "p1", "can_ask": can_ask}
+    for _ in range(2):  # never let through on a second try: nothing remembers the first
+        verdict = loop_check(ask, None)  # type: ignore[arg-type]
+        assert verdict["action"] == ("ask" if can_ask else "block")
+        assert "risky command" in verdict["reason"]
+    # A benign command still needs the brake, which needs the store: the error stands.
+    with pytest.raises(Exception) as failed:
+        loop_check({"command": "ls", "session_id": "p1"}, None)  # type: ignore[arg-type]
+    assert getattr(failed.value, "code", "") == "store_damaged"

@@ -30,7 +30,7 @@ from ..brief.state_block import state_block as render_state_block
 from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
-from ..guard.confirm import question, refusal
+from ..guard.confirm import ASK_FIRST, question, refusal
 from ..guard.loops import check, record_outcome
 from ..inspect import (
     InspectionResult,
@@ -46,7 +46,7 @@ from ..redact import mask
 from ..state import session_end, session_start, tool_called
 from ..state.project import StateProject
 from ..store import Store, project_root
-from ..store.config import load_config
+from ..store.config import Config, load_config
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError
 
@@ -288,16 +288,49 @@ class HostCandidates:
 
 
 def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
-    """Allow or block a shell command: by its failing streak (the loop brake), and a risky
-    one once per session (pi and OpenCode cannot ask the owner; ``guard.confirm``)."""
+    """Allow or block a shell command by its failing streak (the loop brake); a risky one
+    is put to the owner.
+
+    A host that can ask its owner (``can_ask: true``) gets ``action: "ask"`` and the
+    question as ``reason``. One that cannot gets the first attempt in a session blocked,
+    the same command let through the next time (``guard.confirm``). The risky check needs
+    no store: when the store cannot be opened (damaged, busy, read-only) a risky command
+    is still asked about, or blocked every time, as the Claude Code hook does.
+    """
     command = _text(request, "command")
     session = _session(request)
-    decision = check(command, session_id=session)
+    can_ask = request.get("can_ask", False)
+    if not isinstance(can_ask, bool):
+        raise OperationError("invalid_request", "field 'can_ask' must be a boolean")
+    try:
+        config = load_config(project_root())
+    except Exception:
+        config = Config()  # a config that cannot be read: the defaults, asking included
+    why = question(command) if config.risk_confirm else ""
+    try:
+        decision = check(command, session_id=session)
+    except Exception:
+        if not why:
+            raise  # the brake needs the store; nothing else to say
+        # The store cannot say whether this command was refused before: ask, or refuse.
+        reason = why if can_ask else f"{why}. {ASK_FIRST}."
+        return {
+            "action": "ask" if can_ask else "block",
+            "reason": mask(reason),
+            "prior_failures": 0,
+            "threshold": config.loop_block_after,
+        }
     action, reason = ("allow" if decision.allowed else "block"), decision.reason
-    why = question(command) if decision.allowed and load_config(project_root()).risk_confirm else ""
-    if why:
-        with Store.open(project_root()) as store:
-            if refused := refusal(store, command, why, session_id=session):
+    if why and decision.allowed:
+        if can_ask:
+            action, reason = "ask", why
+        else:
+            try:
+                with Store.open(project_root()) as store:
+                    refused = refusal(store, command, why, session_id=session)
+            except Exception:
+                refused = f"{why}. {ASK_FIRST}."  # a store that cannot say refuses
+            if refused:
                 action, reason = "block", refused
     return {
         "action": action,
