@@ -48,6 +48,7 @@ def test_every_operation_of_the_issue_is_registered() -> None:
         "loop_check",
         "ping",
         "record_event",
+        "record_prompt",
         "restore",
         "snapshot",
         "state_block",
@@ -301,3 +302,28 @@ def test_loop_check_still_guards_risky_commands_when_the_store_is_damaged(
     with pytest.raises(Exception) as failed:
         loop_check({"command": "ls", "session_id": "p1"}, None)  # type: ignore[arg-type]
     assert getattr(failed.value, "code", "") == "store_damaged"
+
+
+def test_record_prompt_feeds_the_next_sessions_owner_said(bridge: BridgeProcess) -> None:
+    """walk13 #2: pi and OpenCode recorded no owner prompt, so a new session's brief had
+    no "owner said" of earlier sessions (Claude Code's UserPromptSubmit records them)."""
+    rule = "Never push directly to main."
+    said = request("p", "record_prompt", text=f"{rule} Use the key {SECRET}.", session_id="s1")
+    assert ok(bridge.call(said)) == {"recorded": True}
+    # The same prompt again (the host fired twice): recorded once.
+    assert ok(bridge.call({**said, "request_id": "p2"})) == {"recorded": False}
+    blank = request("p3", "record_prompt", text="  \n", session_id="s1")
+    assert ok(bridge.call(blank)) == {"recorded": False}
+    by_id = request("p4", "record_prompt", text="ok", session_id="s1", prompt_id="msg_1")
+    assert ok(bridge.call(by_id)) == {"recorded": True}
+    assert ok(bridge.call({**by_id, "request_id": "p5", "text": "ok!"})) == {"recorded": False}
+    brief = ok(bridge.call(request("b", "brief", session_id="s2")))["text"]
+    assert "owner said" in brief and rule in brief and "(earlier session)" in brief
+    assert SECRET not in brief
+    for fields in (
+        {"text": 5, "session_id": "s1"},
+        {"text": "x"},
+        {"text": "x", "session_id": "s1", "prompt_id": 7},
+    ):
+        answer = bridge.call(request("bad", "record_prompt", **fields))
+        assert (answer["ok"], answer["code"]) == (False, "invalid_request"), fields

@@ -1,6 +1,6 @@
 """Bridge operations backed by the library: inspection, guidance, the compaction loop
-(snapshot, check, restore), the loop brake, the brief, the state block and the session
-lifecycle.
+(snapshot, check, restore), the loop brake, the brief, the state block, the owner's
+prompts and the session lifecycle.
 
 Owns: checking each operation's arguments, calling one library function, and
 making its value JSON-safe; the host-model adapter of provider mode
@@ -385,6 +385,24 @@ def state_block(request: Mapping[str, Any], context: OperationContext) -> dict[s
     with Store.open(project_root()) as store:
         text = render_state_block(StateProject.open(), store=store, session_id=_session(request))
     return {"text": mask(text)}
+
+
+def record_prompt(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
+    """The owner's prompt, recorded as Claude Code's UserPromptSubmit hook records it
+    (masked, bounded, once per ``prompt_id`` or per session and text): the brief's "owner
+    said" of later sessions and ``contextward intent`` read it. A blank prompt is skipped."""
+    text = request.get("text")
+    if not isinstance(text, str):
+        raise OperationError("invalid_request", "field 'text' must be a string")
+    session_id = _session(request)
+    if session_id is None:
+        raise OperationError("invalid_request", "field 'session_id' must be a non-empty string")
+    prompt_id = _short(request, "prompt_id") or None
+    if not text.strip():
+        return {"recorded": False}
+    with Store.open(project_root()) as store:
+        recorded = store.prompts.record(text, session_id=session_id, prompt_id=prompt_id)
+    return {"recorded": recorded is not None}
 
 
 def record_event(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:

@@ -37,6 +37,7 @@ def default_registry() -> Registry:
     registry.add("loop_check", library("loop_check"))
     registry.add("ping", ping)
     registry.add("record_event", library("record_event"))
+    registry.add("record_prompt", library("record_prompt"))
     registry.add("restore", library("restore"))
     registry.add("snapshot", library("snapshot"))
     registry.add("state_block", library("state_block"))
