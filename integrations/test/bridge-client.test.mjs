@@ -92,6 +92,16 @@ test("a bridge that hangs is stopped; after two hangs in a row requests fail at 
   assert.ok(lines.some((line) => line.includes("did not answer in time and was stopped (2 in a row)")));
 });
 
+test("a bridge that prints stray frames but never answers is still paused after two hangs", async (t) => {
+  // walk13 #12: any frame reset the count, so such a bridge cost every event its timeout.
+  const script = `console.log("not json"); console.log(JSON.stringify({protocol_version: 1, type: "result", request_id: "r999", ok: true})); setInterval(() => {}, 1000)`;
+  const client = new BridgeClient({ command: [process.execPath, "-e", script], timeoutMs: 300, log: () => undefined });
+  t.after(() => client.close());
+  await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
+  await assert.rejects(client.request("ping"), (error) => error.code === "timeout");
+  await assert.rejects(client.request("ping"), (error) => error.code === "bridge_unavailable");
+});
+
 test("a timeout past the bridge's maximum is sent as the maximum", async (t) => {
   const client = new BridgeClient(project(t).bridge);
   t.after(() => client.close());

@@ -252,7 +252,10 @@ export class BridgeClient {
       return;
     }
     const id = typeof frame.request_id === "string" ? frame.request_id : undefined;
-    this.hangs = 0; // it answers
+    // It answers: only a frame about a request still waiting counts. A bridge that prints
+    // stray or stale frames and never answers must still be paused after two hangs.
+    const about = frame.type === "provider_request" ? frame.parent_request_id : id;
+    if (typeof about === "string" && this.pending.has(about)) this.hangs = 0;
     switch (frame.type) {
       case "result":
         if (!id) return;
