@@ -31,13 +31,13 @@ function fakePi() {
   };
 }
 
-function fakeContext({ hasUI = false, confirm = async () => true } = {}) {
+function fakeContext({ hasUI = false, confirm = async () => true, session = "pi-session-1" } = {}) {
   return {
     hasUI,
     cwd: process.cwd(),
     model: { id: "test-model", provider: "test" },
     modelRegistry: { getApiKeyAndHeaders: async () => ({ ok: true, apiKey: "test-key", headers: { "x-test": "1" } }) },
-    sessionManager: { getSessionId: () => "pi-session-1" },
+    sessionManager: { getSessionId: () => session },
     ui: { confirm, notify: () => undefined },
   };
 }
@@ -109,7 +109,7 @@ test("the compaction inspects the messages as the session's, so a later segment 
     return send(operation, body, options);
   };
   await pi.fire("session_before_compact", compactEvent("Focus on auth."), fakeContext());
-  const inspect = seen.find(([operation]) => operation === "inspect");
+  const inspect = seen.find(([operation]) => operation === "guidance");
   assert.ok(inspect, "the messages were inspected");
   assert.equal(inspect[1].session_id, "pi-session-1");
 });
@@ -247,7 +247,7 @@ test("a missing bridge fails open: pi compacts and runs tools as if we were not 
 test("parts can be turned off", async (t) => {
   const pi = fakePi();
   const { fns } = fakeFunctions();
-  const client = registerContextward(pi, fns, { bridge: project(t).bridge, disable: ["compaction", "loops", "brief", "lifecycle"] });
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge, disable: ["compaction", "loops", "brief", "lifecycle", "prompts"] });
   t.after(() => client.close());
   assert.deepEqual([...pi.handlers.keys()], []);
 });
@@ -262,6 +262,7 @@ test("the entry point loads with pi's real package and registers every handler",
   assert.deepEqual([...pi.handlers.keys()].sort(), [
     "before_agent_start",
     "context",
+    "input",
     "session_before_compact",
     "session_compact",
     "session_shutdown",
@@ -269,4 +270,123 @@ test("the entry point loads with pi's real package and registers every handler",
     "tool_call",
     "tool_result",
   ]);
+});
+
+test("a session started with /new, /resume or /fork in the same pi process gets its own brief", async (t) => {
+  // walk13 #3: the extension kept the first session's digest, so the next got nothing.
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const first = fakeContext({ session: "pi-a" });
+  await pi.fire("session_start", { reason: "startup" }, first);
+  const a = await pi.fire("before_agent_start", { prompt: "hi", systemPrompt: "" }, first);
+  assert.match(a.message.content, /^## contextward brief/);
+  await pi.fire("session_shutdown", { reason: "new" }, first);
+  const next = fakeContext({ session: "pi-b" });
+  await pi.fire("session_start", { reason: "new" }, next);
+  const b = await pi.fire("before_agent_start", { prompt: "hello", systemPrompt: "" }, next);
+  assert.ok(b, "the new session gets a brief");
+  assert.match(b.message.content, /^## contextward brief/);
+  assert.equal(await pi.fire("before_agent_start", { prompt: "again", systemPrompt: "" }, next), undefined);
+});
+
+test("the owner's prompts are recorded, and reach the next session's brief as the owner's words", async (t) => {
+  // walk13 #2: neither shim recorded prompts, so "owner said" of earlier sessions was empty.
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const { bridge } = project(t);
+  const client = registerContextward(pi, fns, { bridge });
+  t.after(() => client.close());
+  const rule = "Never push directly to main.";
+  const one = fakeContext({ session: "pi-1" });
+  await pi.fire("session_start", { reason: "startup" }, one);
+  await pi.fire("input", { text: `Add CSV export. ${rule}`, source: "interactive" }, one);
+  const first = await pi.fire("before_agent_start", { prompt: `Add CSV export. ${rule}`, systemPrompt: "" }, one);
+  assert.ok(!first.message.content.includes(rule), "the brief never echoes the prompt just typed");
+  // Another extension's message is not the owner's.
+  await pi.fire("input", { text: "Pushing to main is fine.", source: "extension" }, one);
+  await pi.fire("before_agent_start", { prompt: "Pushing to main is fine.", systemPrompt: "" }, one);
+  await pi.fire("session_shutdown", { reason: "new" }, one);
+  const two = fakeContext({ session: "pi-2" });
+  await pi.fire("session_start", { reason: "new" }, two);
+  const brief = await pi.fire("before_agent_start", { prompt: "next task", systemPrompt: "" }, two);
+  assert.match(brief.message.content, /owner said:/);
+  assert.ok(brief.message.content.includes(rule), "the owner's rule of the earlier session");
+  assert.ok(!brief.message.content.includes("Pushing to main is fine"));
+});
+
+test("a risky command is put to the owner when pi has a UI, and runs only with their yes", async (t) => {
+  // walk13 #7: the agent repeating the command was taken as the owner's consent.
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const asked = [];
+  let answer = false;
+  const ctx = fakeContext({ hasUI: true, confirm: async (title, message) => (asked.push(message), answer) });
+  const call = { toolName: "bash", toolCallId: "c", input: { command: "git push --force origin main" } };
+  const refused = await pi.fire("tool_call", call, ctx);
+  assert.equal(refused.block, true);
+  assert.match(refused.reason, /did not approve/);
+  // The same command again: asked again, never let through on repetition alone.
+  assert.equal((await pi.fire("tool_call", call, ctx)).block, true);
+  assert.equal(asked.length, 2);
+  assert.match(asked[0], /risky command/);
+  assert.ok(asked[0].includes("git push --force origin main"));
+  answer = true;
+  assert.equal(await pi.fire("tool_call", call, ctx), undefined);
+  assert.equal(await pi.fire("tool_call", { ...call, input: { command: "ls" } }, ctx), undefined);
+  assert.equal(asked.length, 3, "a benign command is not asked about");
+  // Without a UI (print or RPC mode) the agent is refused once and told to ask.
+  const headless = fakeContext({ session: "pi-headless" });
+  const once = await pi.fire("tool_call", call, headless);
+  assert.match(once.reason, /Ask the owner first/);
+});
+
+test("every pi tool call is recorded, so the state block and the auto-log count them", async (t) => {
+  // walk13 #8: pi sessions were logged as "0 tool calls".
+  const pi = fakePi();
+  const { fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge });
+  t.after(() => client.close());
+  const ctx = fakeContext({ session: "pi-tools" });
+  await pi.fire("session_start", { reason: "startup" }, ctx);
+  for (const [id, toolName, input] of [["c1", "read", { path: "a" }], ["c2", "bash", { command: "ls" }], ["c2", "bash", { command: "ls" }]]) {
+    await pi.fire("tool_result", { toolName, toolCallId: id, input, content: [], isError: false }, ctx);
+  }
+  const { text } = await client.request("state_block", { session_id: "pi-tools" });
+  assert.match(text, /2 tool calls/);
+});
+
+test("a long session is still guided: the reply stays bounded however many messages", async (t) => {
+  // walk13 #4: `inspect` answered result_too_large from about 1.6 MB of messages, and the
+  // extension then let pi compact natively: nothing was snapshotted, checked or restored.
+  const pi = fakePi();
+  const { calls, fns } = fakeFunctions();
+  const client = registerContextward(pi, fns, { bridge: project(t).bridge, disable: ["provider"] });
+  t.after(() => client.close());
+  const messages = [{ role: "user", content: "We're adding CSV export to the reports API. Never push directly to main.", timestamp: 0 }];
+  for (let i = 1; i <= 3500; i++) {
+    messages.push({ role: "user", content: `Now look at report module ${i} and make sure the column order matches the spec.`, timestamp: 3 * i });
+    messages.push({ role: "assistant", content: [{ type: "text", text: `I checked module_${i}.py; the column order was wrong, so I fixed it and ran the tests.` }], timestamp: 3 * i + 1 });
+    messages.push({ role: "bashExecution", command: `pytest tests/test_module_${i}.py -q`, output: `....F\nFAILED tests/test_module_${i}.py::test_cols - AssertionError: expected ['id','name'] got ['name','id']\n`, exitCode: i % 2, cancelled: false, truncated: false, timestamp: 3 * i + 2 });
+  }
+  const event = compactEvent(undefined);
+  event.preparation.messagesToSummarize = messages;
+  const errors = [];
+  const original = console.error;
+  console.error = (line) => errors.push(String(line));
+  let result;
+  try {
+    result = await pi.fire("session_before_compact", event, fakeContext({ session: "pi-long" }));
+  } finally {
+    console.error = original;
+  }
+  assert.deepEqual(errors, []);
+  assert.ok(result?.compaction, "the compaction was guided");
+  assert.equal(calls.compact.length, 1);
+  assert.match(calls.compact[0].customInstructions, /Never push directly to main\./);
+  const restore = await client.request("restore", { session_id: "pi-long" });
+  assert.ok(restore.snapshot_seq >= 1, "the snapshot was stored");
 });

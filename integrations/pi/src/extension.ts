@@ -2,13 +2,18 @@
  * contextward for pi: translate pi's events into bridge requests (docs/hosts/pi.md).
  *
  * - session_before_compact: inspect the messages about to be summarized (the host's
- *   model may answer provider requests), let the owner review uncertain items when
- *   there is a UI (else keep them), store the snapshot of what must survive, and hand
- *   its guidance to pi's own `compact()`.
+ *   model may answer provider requests) through `guidance`, whose answer is bounded
+ *   however long the session, let the owner review uncertain items when there is a UI
+ *   (else keep them), store the snapshot of what must survive, and hand its guidance
+ *   to pi's own `compact()`.
  * - session_compact: check pi's summary against that snapshot (the report is stored).
- * - before_agent_start: the brief, once per session; after a compaction, the restore
- *   block (what the summary lost or changed, verbatim) and the brief again.
- * - tool_call (bash): the loop brake; tool_result (bash): the outcome it counts.
+ * - before_agent_start: the brief, once per session id (a /new, /resume or /fork
+ *   session gets its own); after a compaction, the restore block (what the summary lost
+ *   or changed, verbatim) and the brief again. Then the owner's prompt, which `input`
+ *   saw, is recorded (after the brief, so the brief never echoes it back).
+ * - tool_call (bash): the loop brake, and the owner's confirmation of a risky command
+ *   when pi has a UI; tool_result: the outcome the brake counts (bash), and every tool
+ *   call for the session's auto-log.
  * - session_start / session_shutdown: the session lifecycle (auto-log).
  *
  * Fail-open: any contextward failure returns undefined, so pi does what it would
@@ -42,7 +47,7 @@ export interface PiFunctions {
 }
 
 export interface ContextwardPiOptions {
-  /** Parts to leave out: any of "compaction", "brief", "loops", "lifecycle", "provider". */
+  /** Parts to leave out: any of "compaction", "brief", "prompts", "loops", "lifecycle", "provider". */
   disable?: string[];
   /** At most this many uncertain items are put to the owner; the rest are kept. */
   maxReviewQuestions?: number;
@@ -63,12 +68,12 @@ interface Candidate {
   id: string;
   kind: string;
   content: string;
-  action: "keep" | "drop" | "review";
 }
 
+/** `guidance`'s answer: bounded (its sections are capped), unlike `inspect`'s full list. */
 interface Inspection {
   inspection_id: string;
-  candidates: Candidate[];
+  unresolved: Omit<Candidate, "action">[];
 }
 
 interface SnapshotResult {
@@ -97,15 +102,28 @@ export function registerContextward(
       return answerWithModel(fns, active, request, signal);
     },
   });
-  let briefDue = true;
-  let briefDigest: string | undefined;
+  // Per session id: pi keeps one extension across /new, /resume and /fork, and each of
+  // those sessions needs its own brief. `due` until delivered; again after a compaction.
+  const briefs = new Map<string, { due: boolean; digest: string | undefined }>();
+  const briefOf = (session: string) => {
+    let state = briefs.get(session);
+    if (!state) briefs.set(session, (state = { due: true, digest: undefined }));
+    return state;
+  };
+  // The owner's last typed prompt (pi's `input`), recorded at before_agent_start.
+  let typed: { session: string; text: string } | undefined;
 
-  if (!off.has("lifecycle")) {
-    pi.on("session_start", async (event, ctx) => {
-      briefDue = true;
+  if (!off.has("lifecycle") || !off.has("brief")) {
+    pi.on("session_start", async (_event, ctx) => {
+      // A session met again (/resume) gets the brief again when it changed since.
+      const seen = briefs.get(sessionId(ctx));
+      if (seen) seen.due = true;
+      if (off.has("lifecycle")) return undefined;
       await failOpen("session start", () => client.request("record_event", { event: "session_start", session_id: sessionId(ctx), host: "pi" }), undefined, log);
       return undefined;
     });
+  }
+  if (!off.has("lifecycle")) {
     pi.on("session_shutdown", async (_event, ctx) => {
       await failOpen("session end", () => client.request("record_event", { event: "session_end", session_id: sessionId(ctx) }), undefined, log);
       client.close();
@@ -114,11 +132,11 @@ export function registerContextward(
   }
 
   // After a compaction: the check of pi's summary (in flight or done) and the restore
-  // block it produced, delivered once with the next prompt.
+  // block it produced, delivered once with the next prompt of that same session.
   let snapshotSeq: number | undefined;
   let settling: Promise<void> | undefined;
-  let restoreText = "";
-  let afterCompaction = false;
+  let restore: { session: string; text: string } | undefined;
+  let compacted: string | undefined; // the session whose next brief follows a compaction
 
   /** Check pi's summary against the snapshot, then fetch the restore block; fail open. */
   const settle = async (summary: unknown, session: string, taken: number | undefined): Promise<void> => {
@@ -130,8 +148,8 @@ export function registerContextward(
         if (taken !== undefined) fields.snapshot_seq = taken;
         const checked = await client.request<{ checked: boolean }>("check_summary", fields);
         if (!checked.checked) return;
-        const restore = await client.request<{ text: string }>("restore", { session_id: session });
-        restoreText = restore.text;
+        const block = await client.request<{ text: string }>("restore", { session_id: session });
+        restore = block.text ? { session, text: block.text } : undefined;
       },
       undefined,
       log,
@@ -140,34 +158,45 @@ export function registerContextward(
 
   if (!off.has("compaction") || !off.has("brief")) {
     pi.on("session_compact", async (event, ctx) => {
-      briefDue = true;
-      briefDigest = undefined;
-      afterCompaction = true;
+      const session = sessionId(ctx);
+      briefs.set(session, { due: true, digest: undefined });
+      compacted = session;
       if (off.has("compaction")) return undefined;
       const taken = snapshotSeq;
       snapshotSeq = undefined;
-      settling = settle(event.compactionEntry.summary, sessionId(ctx), taken);
+      settling = settle(event.compactionEntry.summary, session, taken);
       await settling;
       return undefined;
     });
   }
 
-  if (!off.has("brief") || !off.has("compaction")) {
+  if (!off.has("prompts")) {
+    // The owner's words as typed (before skill and template expansion); what another
+    // extension sends is not the owner's.
+    pi.on("input", async (event, ctx) => {
+      typed = event.source !== "extension" && event.text.trim() ? { session: sessionId(ctx), text: event.text } : undefined;
+      return undefined;
+    });
+  }
+
+  if (!off.has("brief") || !off.has("compaction") || !off.has("prompts")) {
     pi.on("before_agent_start", async (_event, ctx): Promise<BeforeAgentStartEventResult | undefined> => {
       if (settling) await settling;
       settling = undefined;
+      const session = sessionId(ctx);
       const parts: string[] = [];
-      if (restoreText) parts.push(restoreText);
-      restoreText = "";
-      const after = afterCompaction;
-      afterCompaction = false;
-      if (!off.has("brief") && briefDue) {
+      if (restore?.session === session) parts.push(restore.text);
+      restore = undefined;
+      const after = compacted === session;
+      compacted = undefined;
+      const state = briefOf(session);
+      if (!off.has("brief") && state.due) {
         const brief = await failOpen(
           "brief",
           () =>
             client.request<{ text: string; digest: string; changed: boolean }>("brief", {
-              session_id: sessionId(ctx),
-              digest: briefDigest,
+              session_id: session,
+              ...(state.digest === undefined ? {} : { digest: state.digest }),
               // The restore block carries what the summary lost: not twice.
               after_compaction: after && !off.has("compaction"),
             }),
@@ -175,10 +204,17 @@ export function registerContextward(
           log,
         );
         if (brief) {
-          briefDue = false;
-          briefDigest = brief.digest;
+          state.due = false;
+          state.digest = brief.digest;
           if (brief.changed && brief.text) parts.push(brief.text);
         }
+      }
+      // Recorded after the brief was built, so the brief never shows the owner the
+      // prompt they just typed; later sessions' briefs carry it ("owner said").
+      const prompt = typed?.session === session ? typed.text : undefined;
+      typed = undefined;
+      if (prompt !== undefined) {
+        await failOpen("prompt record", () => client.request("record_prompt", { text: prompt, session_id: session }), undefined, log);
       }
       if (parts.length === 0) return undefined;
       return { message: { customType: CUSTOM_TYPE, content: parts.join("\n\n"), display: false } };
@@ -190,13 +226,13 @@ export function registerContextward(
     // before_agent_start: until the next prompt delivers the restore block for good,
     // each model call gets it (not persisted), just before the owner's last prompt so
     // that the prompt stays the last thing the owner said.
-    pi.on("context", async (event): Promise<{ messages: ContextEvent["messages"] } | undefined> => {
+    pi.on("context", async (event, ctx): Promise<{ messages: ContextEvent["messages"] } | undefined> => {
       if (settling) await settling;
-      if (!restoreText) return undefined;
-      const restore = { role: "custom" as const, customType: CUSTOM_TYPE, content: restoreText, display: false, timestamp: Date.now() };
+      if (!restore || restore.session !== sessionId(ctx)) return undefined;
+      const block = { role: "custom" as const, customType: CUSTOM_TYPE, content: restore.text, display: false, timestamp: Date.now() };
       const messages = [...event.messages];
       const last = messages.map((message) => message.role).lastIndexOf("user");
-      messages.splice(Math.max(last, 0), 0, restore);
+      messages.splice(Math.max(last, 0), 0, block);
       return { messages };
     });
   }
@@ -206,17 +242,37 @@ export function registerContextward(
       if (event.toolName !== "bash") return undefined;
       const command = (event.input as { command?: unknown }).command;
       if (typeof command !== "string" || !command.trim()) return undefined;
+      // With a UI, a risky command is put to the owner (can_ask); without one (print or
+      // RPC mode) the agent is refused once and told to ask.
       const verdict = await failOpen(
         "loop brake",
-        () => client.request<{ action: string; reason: string }>("loop_check", { command, session_id: sessionId(ctx) }),
+        () =>
+          client.request<{ action: string; reason: string }>("loop_check", {
+            command,
+            session_id: sessionId(ctx),
+            can_ask: ctx.hasUI === true,
+          }),
         undefined,
         log,
       );
       if (verdict?.action === "block") return { block: true, reason: verdict.reason };
+      if (verdict?.action === "ask") return confirmRisky(ctx, command, verdict.reason);
       return undefined;
     });
+  }
+
+  if (!off.has("loops") || !off.has("lifecycle")) {
     pi.on("tool_result", async (event, ctx) => {
-      if (event.toolName !== "bash") return undefined;
+      if (!off.has("lifecycle")) {
+        // Every tool call, once by its id: the auto-log and the state block count them.
+        await failOpen(
+          "tool call",
+          () => client.request("record_event", { event: "tool_call", session_id: sessionId(ctx), tool: event.toolName, key: event.toolCallId }),
+          undefined,
+          log,
+        );
+      }
+      if (off.has("loops") || event.toolName !== "bash") return undefined;
       const command = (event.input as { command?: unknown }).command;
       if (typeof command !== "string" || !command.trim()) return undefined;
       // pi marks a bash call as an error exactly when its exit code is not 0.
@@ -246,8 +302,10 @@ export function registerContextward(
           active = { ctx, apiKey: auth.apiKey, headers: auth.headers, signal: event.signal };
           let inspection: Inspection;
           try {
+            // `guidance`, not `inspect`: its answer is bounded (the unresolved items the
+            // owner may review among them), so a long session still fits one reply frame.
             inspection = await client.request<Inspection>(
-              "inspect",
+              "guidance",
               // With the session named, the first owner message after an earlier
               // compaction is read as a message of an ongoing session, not its goal.
               { messages, provider_timeout_ms: 60_000, session_id: sessionId(ctx) },
@@ -287,9 +345,21 @@ export function registerContextward(
   return client;
 }
 
+/** The owner's answer to a risky command: run it only when they say yes. */
+async function confirmRisky(ctx: ExtensionContext, command: string, reason: string): Promise<ToolCallEventResult | undefined> {
+  let yes = false;
+  try {
+    yes = await ctx.ui.confirm("contextward: run this command?", `${reason}\n\n${command}`);
+  } catch {
+    yes = false; // no answer is no consent
+  }
+  if (yes) return undefined;
+  return { block: true, reason: `${reason}. The owner was asked and did not approve it; do not run it again unless they say so.` };
+}
+
 /** Ask the owner about uncertain items when pi has a UI; keep what nobody could review. */
 async function review(ctx: ExtensionContext, inspection: Inspection, limit: number): Promise<{ candidate_id: string; action: "keep" | "drop" }[]> {
-  const uncertain = inspection.candidates.filter((c) => c.action === "review");
+  const uncertain = inspection.unresolved;
   const decisions: { candidate_id: string; action: "keep" | "drop" }[] = [];
   for (const [index, candidate] of uncertain.entries()) {
     let keep = true; // the conservative answer (seed 002)
