@@ -23,7 +23,7 @@ const SESSION = [
   },
 ];
 
-function fakeClient(messages = SESSION) {
+function fakeClient(messages = SESSION, { parents = {} } = {}) {
   const asked = [];
   const client = {
     asked,
@@ -33,14 +33,15 @@ function fakeClient(messages = SESSION) {
         asked.push(options.path.id);
         return { data: client.messages };
       },
+      get: async (options) => ({ data: { id: options.path.id, ...(parents[options.path.id] ? { parentID: parents[options.path.id] } : {}) } }),
     },
   };
   return client;
 }
 
-function plugin(t, options = {}, messages = SESSION) {
+function plugin(t, options = {}, messages = SESSION, clientOptions = {}) {
   const { bridge, cwd } = project(t);
-  const client = fakeClient(messages);
+  const client = fakeClient(messages, clientOptions);
   const built = contextwardHooks({ client, directory: cwd }, { bridge, ...options });
   t.after(() => built.bridge.close());
   return { ...built, client, project: { bridge, cwd } };
@@ -55,12 +56,13 @@ test("session messages become the bridge's generic messages", () => {
   ]);
 });
 
-test("the state block goes into the system prompt", async (t) => {
+test("the state block and the session's brief go into the system prompt", async (t) => {
   const { hooks } = plugin(t);
   const output = { system: ["existing"] };
   await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, output);
-  assert.equal(output.system.length, 2);
+  assert.equal(output.system.length, 3);
   assert.match(output.system[1], /^## Project state/);
+  assert.match(output.system[2], /^## contextward brief/);
 });
 
 test("compaction gets the guidance and the state block appended to its prompt", async (t) => {
@@ -87,7 +89,7 @@ function summaryMessage(text, { completed = true } = {}) {
 }
 
 test("after a compaction the summary is checked, and what it dropped is in every system prompt", async (t) => {
-  const { hooks, client, bridge, project: where } = plugin(t, {}, [...OWNER]);
+  const { hooks, client, bridge, project: where } = plugin(t, { disable: ["brief"] }, [...OWNER]);
   const context = { context: [] };
   await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, context);
   assert.match(context.context[0], new RegExp(DROPPED));
@@ -116,7 +118,7 @@ test("after a compaction the summary is checked, and what it dropped is in every
   await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, other);
   assert.equal(other.system.length, 1);
   // A later OpenCode process (`opencode run --continue`) finds the block in the store.
-  const next = contextwardHooks({ client: fakeClient([]), directory: where.cwd }, { bridge: where.bridge });
+  const next = contextwardHooks({ client: fakeClient([]), directory: where.cwd }, { bridge: where.bridge, disable: ["brief"] });
   t.after(() => next.bridge.close());
   const resumed = { system: [] };
   await next.hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, resumed);
@@ -125,7 +127,7 @@ test("after a compaction the summary is checked, and what it dropped is in every
 });
 
 test("session.compacted checks the summary even when no model call follows", async (t) => {
-  const { hooks, client, bridge } = plugin(t, { disable: ["state"] }, [...OWNER]);
+  const { hooks, client, bridge } = plugin(t, { disable: ["state", "brief"] }, [...OWNER]);
   await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, { context: [] });
   client.messages = [...OWNER, summaryMessage(`- ${KEPT}`)];
   await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
@@ -222,11 +224,12 @@ test("a missing bridge fails open and never blocks a tool", async (t) => {
 });
 
 test("parts can be turned off, and the plugin export builds the hooks", async (t) => {
-  const { hooks } = plugin(t, { disable: ["state", "compaction", "loops", "lifecycle"] });
+  const { hooks } = plugin(t, { disable: ["state", "brief", "prompts", "compaction", "loops", "lifecycle"] });
   assert.deepEqual(Object.keys(hooks), ["dispose"]);
   const { cwd } = project(t);
   const all = await ContextwardPlugin({ client: fakeClient(), directory: cwd });
   assert.deepEqual(Object.keys(all).sort(), [
+    "chat.message",
     "dispose",
     "event",
     "experimental.chat.system.transform",
@@ -240,4 +243,61 @@ test("parts can be turned off, and the plugin export builds the hooks", async (t
 test("the entry point exports only the plugin (OpenCode treats every export as one)", async () => {
   const entry = await import("../dist/opencode/src/index.js");
   assert.deepEqual(Object.keys(entry), ["ContextwardPlugin"]);
+});
+
+/** What `chat.message` gets for a prompt the owner typed. */
+function typed(sessionID, id, text) {
+  return [
+    { sessionID, messageID: id },
+    { message: { id, sessionID, role: "user", time: { created: Date.now() }, agent: "build", model: { providerID: "p", modelID: "m" } }, parts: [{ id: `${id}-p`, sessionID, messageID: id, type: "text", text }] },
+  ];
+}
+
+test("a new session's system prompt carries the brief: the last session's rules, and what its summary lost", async (t) => {
+  // walk13 #2 and #9: OpenCode recorded no prompt and asked no brief, so a new session
+  // started with none of the last session's goal, rules or lost items.
+  const { hooks, client } = plugin(t, {}, [...OWNER], { parents: { ses_child: "ses_1" } });
+  const rule = "Never push directly to main.";
+  await hooks["chat.message"](...typed("ses_1", "msg_1", `We are building the OAuth login. ${rule}`));
+  const first = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, first);
+  assert.ok(!first.system.join("\n").includes(rule), "the brief never echoes the prompt just typed");
+  // A subagent's session: its prompt is the parent agent's, not the owner's.
+  await hooks["chat.message"](...typed("ses_child", "msg_c", "Pushing directly to main is fine."));
+  // The compaction drops one of the owner's constraints.
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, { context: [] });
+  client.messages = [...OWNER, summaryMessage(`## Objective\n- OAuth login.\n\n## Important Details\n- ${KEPT}\n`)];
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
+
+  await hooks["chat.message"](...typed("ses_2", "msg_9", "Now the billing export."));
+  const next = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, next);
+  assert.equal(next.system.length, 2);
+  const brief = next.system[1];
+  assert.match(brief, /^## contextward brief/);
+  assert.match(brief, /owner said:/);
+  assert.ok(brief.includes(rule), "the owner's rule of the last session");
+  assert.ok(brief.includes(DROPPED), "what the last session's summary lost");
+  assert.ok(!brief.includes("Pushing directly to main is fine"), "a subagent's prompt is not the owner's");
+  assert.ok(!brief.includes("billing export"), "nor this session's prompt, echoed back");
+  // Every model call of the session gets the same brief; it is asked once.
+  const again = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, again);
+  assert.deepEqual(again.system, next.system);
+});
+
+test("a compacted session met by a later process gets its restore block once, not again in the brief", async (t) => {
+  const { hooks, client, project: where } = plugin(t, { disable: ["brief"] }, [...OWNER]);
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, { context: [] });
+  client.messages = [...OWNER, summaryMessage(`- ${KEPT}`)];
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
+  const later = contextwardHooks({ client: fakeClient([]), directory: where.cwd }, { bridge: where.bridge });
+  t.after(() => later.bridge.close());
+  const output = { system: [] };
+  await later.hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: {} }, output);
+  assert.equal(output.system.length, 3);
+  assert.match(output.system[1], /^## contextward brief/);
+  assert.ok(!output.system[1].includes(DROPPED), "the brief leaves it to the restore block");
+  assert.match(output.system[2], /^contextward restore:/);
+  assert.ok(output.system[2].includes(DROPPED));
 });

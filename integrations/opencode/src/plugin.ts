@@ -3,7 +3,11 @@
  * (docs/hosts/opencode.md).
  *
  * - experimental.chat.system.transform: the state block, pushed to the system prompt;
- *   after a compaction, also the restore block (what the summary lost, verbatim).
+ *   then the session's brief (asked once per session: earlier sessions' work, the
+ *   owner's standing words, what is still in force); after a compaction, also the
+ *   restore block (what the summary lost, verbatim).
+ * - chat.message: the owner's prompt is recorded (after the session's brief was built,
+ *   so the brief never echoes it; a subagent's session records nothing).
  * - experimental.session.compacting: the snapshot of the session's messages is stored;
  *   its guidance and the state block are appended to OpenCode's own compaction prompt
  *   (`output.context`).
@@ -21,7 +25,7 @@ import type { Hooks, Plugin, PluginInput } from "@opencode-ai/plugin";
 import { BridgeClient, failOpen, fitToFrame, type BridgeOptions } from "../../bridge-client/src/client.ts";
 
 export interface ContextwardOpenCodeOptions {
-  /** Parts to leave out: any of "state", "compaction", "loops", "lifecycle". */
+  /** Parts to leave out: any of "state", "brief", "prompts", "compaction", "loops", "lifecycle". */
   disable?: string[];
   bridge?: BridgeOptions;
 }
@@ -99,11 +103,97 @@ export function contextwardHooks(
     return promise;
   };
 
-  if (!off.has("state") || !off.has("compaction")) {
+  // The brief, asked once per session this process meets (a new session's first model
+  // call, or the first after `opencode run --continue`). OpenCode rebuilds the system
+  // prompt for every call and never stores it, so the brief goes into each call.
+  const briefs = new Map<string, Promise<string>>();
+  const brief = (sessionID: string): Promise<string> => {
+    let found = briefs.get(sessionID);
+    if (!found) {
+      found = loadBrief(sessionID);
+      briefs.set(sessionID, found);
+    }
+    return found;
+  };
+  const loadBrief = async (sessionID: string): Promise<string> => {
+    // A session compacted before (in this process or an earlier one) has its restore
+    // block for what was lost; the brief then leaves that, and the owner's words the
+    // summary carries, to it, as after a compaction in pi and Claude Code.
+    let compacted = pending.has(sessionID) || restoreText.has(sessionID);
+    if (!off.has("compaction") && !compacted) {
+      const stored = await failOpen(
+        "restore",
+        () => bridge.request<{ text: string; snapshot_seq: number | null }>("restore", { session_id: sessionID }),
+        undefined,
+        log,
+      );
+      if (stored && !restoreText.has(sessionID) && !pending.has(sessionID)) restoreText.set(sessionID, stored.text);
+      compacted = typeof stored?.snapshot_seq === "number";
+    }
+    const answer = await failOpen(
+      "brief",
+      () =>
+        bridge.request<{ text: string }>("brief", {
+          session_id: sessionID,
+          after_compaction: compacted && !off.has("compaction"),
+        }),
+      undefined,
+      log,
+    );
+    return answer?.text ?? "";
+  };
+
+  // Whether a session is a subagent's (the task tool's child session): its "user"
+  // messages are the parent agent's words, not the owner's.
+  const subagent = new Map<string, Promise<boolean>>();
+  const isSubagent = (sessionID: string): Promise<boolean> => {
+    let found = subagent.get(sessionID);
+    if (!found) {
+      found = input.client.session
+        .get({ path: { id: sessionID } })
+        .then((response) => typeof response.data?.parentID === "string" && response.data.parentID !== "")
+        .catch(() => false);
+      subagent.set(sessionID, found);
+    }
+    return found;
+  };
+
+  if (!off.has("brief") || !off.has("prompts")) {
+    hooks["chat.message"] = async (hookInput, output) => {
+      const sessionID = hookInput.sessionID;
+      if (typeof sessionID !== "string" || !sessionID) return;
+      // The brief first: built before this prompt is recorded, it never shows it back.
+      if (!off.has("brief")) await brief(sessionID);
+      if (off.has("prompts")) return;
+      const text = (output.parts ?? [])
+        .filter((part) => part.type === "text" && typeof part.text === "string" && part.synthetic !== true)
+        .map((part) => (part as { text: string }).text)
+        .join("\n");
+      if (!text.trim() || (await isSubagent(sessionID))) return;
+      const messageID = output.message?.id ?? hookInput.messageID;
+      await failOpen(
+        "prompt record",
+        () =>
+          bridge.request("record_prompt", {
+            text,
+            session_id: sessionID,
+            ...(typeof messageID === "string" && messageID ? { prompt_id: messageID } : {}),
+          }),
+        undefined,
+        log,
+      );
+    };
+  }
+
+  if (!off.has("state") || !off.has("compaction") || !off.has("brief")) {
     hooks["experimental.chat.system.transform"] = async (hookInput, output) => {
       const sessionID = hookInput.sessionID;
       if (!off.has("state")) {
         const text = await stateBlock(sessionID);
+        if (text) output.system.push(text);
+      }
+      if (!off.has("brief") && sessionID) {
+        const text = await brief(sessionID);
         if (text) output.system.push(text);
       }
       if (off.has("compaction") || !sessionID) return;
