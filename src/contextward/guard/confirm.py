@@ -1,7 +1,8 @@
 """Risky commands on hosts that cannot ask the owner: refused once per session.
 
-Claude Code and Codex put a risky command to the owner (PreToolUse ``ask``). Gemini
-CLI, pi and OpenCode can only let a tool call through or block it. There the first
+Claude Code and Codex put a risky command to the owner (PreToolUse ``ask``), and so
+does pi when it has a UI (the bridge's ``loop_check`` with ``can_ask``). Gemini CLI,
+OpenCode and pi without a UI can only let a tool call through or block it. There the first
 attempt of a risky command in a session is blocked, with a reason telling the agent
 to ask the owner and run the same command again if they agree; the identical command
 is then let through. A permanent refusal would leave the owner no way to approve it.
