@@ -148,8 +148,15 @@ def test_plugin_loads_and_the_state_block_reaches_every_model_call(
     for request in requests:
         systems = [m for m in request["body"]["messages"] if m.get("role") == "system"]
         assert any(str(m["content"]).startswith(STATE_BLOCK) for m in systems)
+        # The session's brief too (walk13 #9), in every call: OpenCode never stores it.
+        assert "\n## contextward brief" in "\n".join(str(m["content"]) for m in systems)
     sessions = store_rows(run.s, "sessions")
     assert len(sessions) == 1 and "opencode" in json.dumps(sessions[0]), sessions
+    # The owner's prompts are recorded (chat.message), for later sessions' briefs.
+    # (`opencode run` quotes an argument with a space in the message it sends.)
+    prompts = store_rows(run.s, "prompts")
+    assert [p["text"].strip('"') for p in prompts] == ["say hello", "say hello again"], prompts
+    assert all(p["key"].startswith("id:msg_") for p in prompts), "by OpenCode's message id"
 
 
 def test_loop_brake_refuses_the_third_identical_failing_bash_command(

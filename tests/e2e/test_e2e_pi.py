@@ -158,6 +158,9 @@ def test_extension_loads_brief_reaches_the_model_once_and_session_end_logs(
     # The extension recorded the session (host pi) and, at shutdown, the automatic Log entry.
     sessions = store_rows(run.s, "sessions")
     assert len(sessions) == 1 and "pi" in json.dumps(sessions[0]), sessions
+    # The owner's prompts are recorded (pi's input event), for later sessions' briefs.
+    prompts = store_rows(run.s, "prompts")
+    assert [p["text"] for p in prompts] == ["say hello", "say hello again"], prompts
     state = (run.s.project / "STATE.md").read_text(encoding="utf-8")
     log = state.split("## Log", 1)[1] if "## Log" in state else ""
     assert "[auto]" in log.lower(), state[-600:]
