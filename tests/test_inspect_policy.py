@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -681,3 +682,51 @@ def test_a_plan_the_model_says_is_replaced_is_dropped_as_replaced_not_as_passed_
     assert plan.action == "drop" and plan.kind != "transient"
     assert plan.kind in plan.id  # the kind its id was made with
     assert inspected.provider_passed == 0
+
+
+REMARKS = [
+    Message("u1", "user", "Production config is off-limits. PRs only, no direct pushes."),
+    Message("a1", "assistant", "Should the export paginate CSV, Excel, or both?"),
+    Message("u2", "user", "Both, then."),
+    Message("u3", "user", "Keep it boring."),
+    Message("u4", "user", "Pushes straight to the release branch are ok for hotfixes."),
+]
+
+
+def test_an_answer_is_read_past_a_format_restated_before_it() -> None:
+    """walk12 #8: prose restating the format before a fenced answer made it "malformed"."""
+    from contextward.inspect.provider import ProviderAnswerError, parse_answer
+
+    answer = {"candidates": [{"kind": "decision", "content": "Both, then."}]}
+    fenced = (
+        'The format is {"candidates": [{"kind": "...", "content": "..."}]}. Here is mine:\n'
+        f"```json\n{json.dumps(answer)}\n```\n"
+    )
+    assert parse_answer(fenced) == answer
+    # No fence: each balanced object in turn, the one proposing a known kind first.
+    assert parse_answer(
+        f'Format: {{"kind": "...", "content": "..."}}. Mine: {json.dumps(answer)}'
+    ) == (answer)
+    # A brace inside a string, and an escaped quote, do not end the object early.
+    tricky = {"candidates": [{"kind": "fact", "content": 'The "}" key is \\ literal.'}]}
+    assert parse_answer(f"Sure: {json.dumps(tricky)} done") == tricky
+    # One proposal an object, a line each.
+    lines = [{"kind": "todo", "content": "a"}, {"kind": "decision", "content": "b"}]
+    assert parse_answer("\n".join(json.dumps(line) for line in lines)) == lines
+    with pytest.raises(ProviderAnswerError, match="malformed"):
+        parse_answer('{"candidates": [')
+
+
+def test_a_proposal_copied_with_the_prompts_framing_is_found() -> None:
+    """walk12 #15: "[u2] user: Both, then." as the prompt shows the line was rejected."""
+    provider = Provider(
+        [
+            {"kind": "decision", "content": "[u2] user: Both, then.", "source": "u2"},
+            # A framing that is not the message's own (wrong role) is no framing.
+            {"kind": "decision", "content": "[u3] assistant: Keep it boring."},
+        ]
+    )
+    inspected = inspect_messages(REMARKS, provider=provider)
+    both = by_content(inspected)["Both, then."]
+    assert (both.kind, both.action, both.sources) == ("decision", "keep", ("u2",))
+    assert inspected.provider_rejected == 1

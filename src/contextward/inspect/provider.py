@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -172,17 +172,94 @@ def asked(messages: Sequence[Message]) -> str:
 
 def parse_answer(text: str) -> object:
     """The JSON value in a model's answer: an object, or the bare list of proposals, alone or
-    inside a code fence or prose (from the first bracket to the last of its kind)."""
-    spans = [(text.find(a), text.rfind(b)) for a, b in ("{}", "[]")]
-    spans = sorted((start, end) for start, end in spans if 0 <= start < end)
-    if not spans:
-        raise ProviderAnswerError("the model's answer holds no JSON")
-    for start, end in spans:
+    inside a code fence or prose.
+
+    Tried in turn: the whole text, each code fence, each balanced object or list in the
+    prose, and from the first bracket to the last of its kind. The first value that
+    proposes something of a known kind wins, else the first object or list read: the
+    answer of a model that restates the format first ('The format is {"candidates":
+    [{"kind": "...", …}]}. Here is mine:' and a fence) is read, not the example. Failing
+    that, the proposals written one object a line, else the first object or list read."""
+    found: object = None
+    single: list[object] = []  # proposals written one by one
+    seen = False
+    for balanced, part in _parts(text):
+        seen = True
         try:
-            return json.loads(text[start : end + 1])
+            value = json.loads(part)
         except (ValueError, RecursionError):  # malformed, or an integer too long to convert
             continue
+        if _proposes(value):
+            return value
+        if balanced and _proposes([value]):
+            single.append(value)
+        elif found is None and isinstance(value, Mapping | list):
+            found = value
+    if single or found is not None:
+        return single or found
+    if not seen:
+        raise ProviderAnswerError("the model's answer holds no JSON")
     raise ProviderAnswerError("the model's answer is malformed JSON")
+
+
+_FENCE = re.compile(r"```[\w+-]*[^\S\n]*\n(.*?)```", re.S)
+#: Where a scan for balanced brackets stops: brackets, and quotes and escapes inside them.
+_BRACKETS = re.compile(r'[][{}"\\]')
+
+
+def _parts(text: str) -> Iterator[tuple[bool, str]]:
+    """The texts ``parse_answer`` tries, in order, each with whether it is one of the
+    balanced top-level values; together a few times ``text`` at most."""
+    if text.lstrip()[:1] in ("{", "["):
+        yield False, text
+    for fence in _FENCE.finditer(text):
+        yield False, fence.group(1)
+    for part in _balanced(text):
+        yield True, part
+    spans = [(text.find(a), text.rfind(b)) for a, b in ("{}", "[]")]
+    for start, end in sorted((start, end) for start, end in spans if 0 <= start < end):
+        yield False, text[start : end + 1]
+
+
+def _balanced(text: str) -> Iterator[str]:
+    """Each top-level object or list of ``text``, in one pass: a bracket closed by the wrong
+    kind starts the scan over; quotes count only inside brackets (prose has apostrophes)."""
+    stack: list[str] = []
+    start = 0
+    quoted = False
+    escaped = -1  # the position of the character a backslash escapes
+    for match in _BRACKETS.finditer(text):
+        char, at = match.group(), match.start()
+        if quoted:
+            if at == escaped:
+                continue
+            if char == "\\":
+                escaped = at + 1
+            elif char == '"':
+                quoted = False
+            continue
+        if char in "{[":
+            if not stack:
+                start = at
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]":
+            if not stack:
+                continue
+            if stack.pop() != char:
+                stack.clear()
+            elif not stack:
+                yield text[start : at + 1]
+        elif char == '"' and stack:
+            quoted = True
+
+
+def _proposes(value: object) -> bool:
+    """Whether a JSON value is an answer proposing something of a known kind."""
+    if isinstance(value, Mapping):
+        value = value.get("candidates")
+    return isinstance(value, list) and any(
+        isinstance(item, Mapping) and _kind(item.get("kind")) is not None for item in value
+    )
 
 
 class Answered:
@@ -248,15 +325,12 @@ def _validate(
     kind, text = _kind(item.get("kind")), _text(item.get("content"))
     if kind is None or text is None:
         return None
-    # The message it names, else the first that holds the text: a source is a hint (a model
-    # writes "6" or "[m6]" for m6, or names the wrong message), the verbatim text the test.
     named = by_id.get(_source(item.get("source")) or "")
-    found = _found(text, named.text) if named is not None else None
-    message = named
-    for candidate in messages if found is None else ():
-        found, message = _found(text, candidate.text), candidate
-        if found is not None:
-            break
+    message, found = _located(text, named, messages)
+    if found is None and (framed := _framed(text, by_id)) is not None:
+        # Copied with the prompt's own framing ("[m13] user: Both, then."): the message
+        # that framing names, and the text after it.
+        message, found = _located(framed[1], framed[0], messages)
     if found is None or message is None:
         return None
     proposed = kind
@@ -282,6 +356,37 @@ def _validate(
         reason += "; the agent's words, so a fact, not the owner's rule"
     classification = Classification(kind, IMPORTANCE[kind], confidence, reason)
     return Proposal(message, found, classification, _replaced(item, messages, order[id(message)]))
+
+
+def _located(
+    text: str, named: Message | None, messages: Sequence[Message]
+) -> tuple[Message | None, str | None]:
+    """The message holding ``text`` and the span it holds: the one named, else the first
+    that holds it (a source is a hint: a model writes "6" or "[m6]" for m6, or names the
+    wrong message; the verbatim text is the test)."""
+    if named is not None and (found := _found(text, named.text)) is not None:
+        return named, found
+    for message in messages:
+        if (found := _found(text, message.text)) is not None:
+            return message, found
+    return None, None
+
+
+#: A message's line as the prompt shows it: "[id] role: text".
+_FRAME = re.compile(r"\[([^\]\n]{1,200})\] ?(user|assistant|tool|system): ?(?=\S)")
+
+
+def _framed(text: str, by_id: Mapping[str, Message]) -> tuple[Message, str] | None:
+    """A text copied with the prompt's framing of one of the messages ("[m13] user: Both,
+    then."): that message and the text after the framing, which a summariser copying a
+    line whole may include; None for any other text."""
+    match = _FRAME.match(text)
+    if match is None:
+        return None
+    message = by_id.get(match[1])
+    if message is None or message.role != match[2]:
+        return None
+    return message, text[match.end() :]
 
 
 def _kind(value: object) -> str | None:
@@ -343,7 +448,11 @@ def _replaced(
     text = _text(item.get("replaces"))
     if text is None or _kind(item.get("kind")) in NOISE_KINDS:
         return None
+    texts = [text]
+    if (framed := _FRAME.match(text)) is not None:
+        texts.append(text[framed.end() :])
     for m in reversed(messages[:before]):
-        if m.role != "tool" and (found := _found(text, m.text)) is not None:
-            return m, found
+        for each in texts if m.role != "tool" else ():
+            if (found := _found(each, m.text)) is not None:
+                return m, found
     return None
