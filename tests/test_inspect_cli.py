@@ -489,3 +489,25 @@ def test_json_escapes_what_a_terminal_hides_and_guidance_keeps_ideographic_space
     code, out, _ = invoke("guidance", str(path))
     assert code == 0 and "不要改公共\u3000API" in out  # verbatim, as "Must preserve" says
     assert "\u202e" not in out and "\u200b" not in out
+
+
+def test_a_replaces_not_followed_is_counted_on_stderr_and_in_the_json(
+    convo: Path, tmp_path: Path
+) -> None:
+    """walk12 #3: a `replaces` the owner's rule is not retired by is counted, and the CLI
+    says so, as it says what it rejected (here the agent's word naming the owner's)."""
+    answer = tmp_path / "answer.json"
+    hunch = "I wonder whether the partner team still calls the legacy sync endpoint every night."
+    answer.write_text(
+        json.dumps([{"kind": "risk", "content": hunch, "replaces": "Never push to main."}])
+    )
+    code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
+    data = json.loads(out)
+    assert code == 0 and data["provider_refused"] == 1
+    rule = next(c for c in data["candidates"] if c["content"] == "Never push to main.")
+    assert rule["action"] == "keep"
+    assert err.endswith(
+        "contextward: 1 proposal of the answer whose `replaces` was not followed (the "
+        "owner's word named by the agent's or a tool output's, or the owner's rule by a "
+        "statement that does not read as replacing it)\n"
+    )

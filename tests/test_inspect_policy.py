@@ -730,3 +730,101 @@ def test_a_proposal_copied_with_the_prompts_framing_is_found() -> None:
     both = by_content(inspected)["Both, then."]
     assert (both.kind, both.action, both.sources) == ("decision", "keep", ("u2",))
     assert inspected.provider_rejected == 1
+
+
+def test_a_models_replaces_retires_the_owners_rule_only_by_a_statement_about_it() -> None:
+    """walk12 #3: "Both, then." and "Keep it boring." said to replace "PRs only, no direct
+    pushes." retired the owner's rule, and no check could guard it any more."""
+    rule = "PRs only, no direct pushes."
+    for unrelated in ("Both, then.", "Keep it boring."):
+        provider = Provider([{"kind": "decision", "content": unrelated, "replaces": rule}])
+        inspected = inspect_messages(REMARKS, provider=provider)
+        kept = by_content(inspected)[rule]
+        assert (kept.superseded_by, kept.action, kept.critical) == (None, "keep", True), unrelated
+        assert inspected.provider_refused == 1
+        assert inspected.provider_notes()["provider_refused"] == 1
+    # A statement about the same thing ("push") may replace it, as the model reads it.
+    about = "Pushes straight to the release branch are ok for hotfixes."
+    provider = Provider([{"kind": "correction", "content": about, "replaces": rule}])
+    inspected = inspect_messages(REMARKS, provider=provider)
+    result = by_content(inspected)
+    assert result[rule].superseded_by == result[about].id
+    assert inspected.provider_refused == 0
+
+
+def test_a_decision_its_replacement_names_stays_replaced_though_the_model_names_it() -> None:
+    """walk12 #6: the model naming "Use loguru …" brought it back beside "… structlog
+    instead of loguru", both current and critical."""
+    old = "Use loguru for logging in the worker."
+    new = "Actually, switch the worker logging to structlog instead of loguru."
+    messages = [Message("u1", "user", old), Message("u2", "user", new)]
+    assert by_content(inspect_messages(messages))[old].superseded_by is not None
+    provider = Provider(
+        [{"kind": "decision", "content": old}, {"kind": "correction", "content": new}]
+    )
+    result = by_content(inspect_messages(messages, provider=provider))
+    assert (result[old].superseded_by, result[old].action) == (result[new].id, "drop")
+    assert result[new].supersedes == (result[old].id,) and result[new].action == "keep"
+
+
+def test_a_word_picked_out_of_a_sentence_names_nothing_and_is_no_candidate() -> None:
+    """walk12 #7: "Let" made "Let me run the tests." a critical todo, and "explaining why"
+    made the owner's request a constraint."""
+    messages = [
+        Message("u1", "user", "Goal: move the nightly export to Celery beat."),
+        Message("a1", "assistant", "Let me run the tests."),
+        Message("u2", "user", "leave a review comment explaining why"),
+        Message("a2", "assistant", "Thanks."),
+    ]
+    rules = by_content(inspect_messages(messages))
+    provider = Provider(
+        [
+            {"kind": "goal", "content": "Goal: move the nightly export to Celery beat."},
+            {"kind": "todo", "content": "Let"},
+            {"kind": "constraint", "content": "explaining why"},
+            {"kind": "decision", "content": "Thanks"},  # the whole acknowledgement
+        ]
+    )
+    inspected = inspect_messages(messages, provider=provider)
+    result = by_content(inspected)
+    assert (result["Let me run the tests."].kind, result["Let me run the tests."].action) == (
+        "transient",
+        "drop",
+    )
+    assert result["leave a review comment explaining why"].kind == (
+        rules["leave a review comment explaining why"].kind
+    )
+    assert result["Thanks."].action == "drop"
+    assert not {"Let", "explaining why", "Thanks"} & set(result)
+    assert inspected.provider_rejected == 2
+    # An answer of nothing but fragments is not used: it would only demote the rules' finds.
+    fragments = Provider([{"kind": "todo", "content": "Let"}, {"kind": "fact", "content": "why"}])
+    only_fragments = inspect_messages(messages, provider=fragments)
+    assert (only_fragments.mode, only_fragments.fallback_reason) == (
+        "rules",
+        "none of its 2 proposals is usable (not verbatim in the transcript, of no known kind, "
+        "or a fragment of a sentence)",
+    )
+    assert only_fragments.candidates == inspect_messages(messages).candidates
+
+
+def test_a_sentence_of_a_longer_statement_is_a_candidate_of_its_own() -> None:
+    """What the model picks from a longer noise unit, four words or more, stands alone as
+    the model's kind; the rest of the unit stays noise."""
+    messages = [
+        Message("u1", "user", "Goal: move the nightly export to Celery beat."),
+        Message("a1", "assistant", "I'll check the logs first, then the Celery worker config."),
+    ]
+    provider = Provider(
+        [
+            {"kind": "goal", "content": "Goal: move the nightly export to Celery beat."},
+            {"kind": "todo", "content": "then the Celery worker config"},
+        ]
+    )
+    inspected = inspect_messages(messages, provider=provider)
+    assert inspected.provider_rejected == 0
+    result = by_content(inspected)
+    unit = result["I'll check the logs first, then the Celery worker config."]
+    assert (unit.kind, unit.action) == ("transient", "drop")
+    picked = result["then the Celery worker config"]
+    assert (picked.kind, picked.action) == ("todo", "keep")

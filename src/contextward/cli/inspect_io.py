@@ -75,8 +75,8 @@ def provider_notice(result: InspectionResult) -> None:
     if result.provider_rejected:
         click.echo(
             f"contextward: {result.provider_rejected} proposal(s) of the answer rejected "
-            "(not found verbatim in the transcript, of no known kind, or tool output "
-            "proposed as a rule)",
+            "(not found verbatim in the transcript, of no known kind, tool output "
+            "proposed as a rule, or a fragment of a sentence)",
             err=True,
         )
     if result.provider_passed:
@@ -85,6 +85,16 @@ def provider_notice(result: InspectionResult) -> None:
             "that the answer passed by dropped as noise (of the owner's words, only plain remarks)",
             err=True,
         )
+    if result.provider_refused:
+        click.echo(f"contextward: {_refused(result.provider_refused)}", err=True)
+
+
+def _refused(n: int) -> str:
+    return (
+        f"{counted(n, 'proposal')} of the answer whose `replaces` was not followed (the "
+        "owner's word named by the agent's or a tool output's, or the owner's rule by a "
+        "statement that does not read as replacing it)"
+    )
 
 
 def read_all(

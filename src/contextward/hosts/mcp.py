@@ -258,6 +258,8 @@ def _notes(answer: str | None, result: InspectionResult, read: _Read) -> dict[st
             notes["provider_rejected"] = result.provider_rejected
         if result.provider_passed:
             notes["provider_passed"] = result.provider_passed
+        if result.provider_refused:
+            notes["provider_refused"] = result.provider_refused
     if read.skipped:
         notes["skipped"] = read.skipped
     return notes
@@ -275,13 +277,20 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
     if "provider_rejected" in notes:
         lines.append(
             f"contextward: {counted(notes['provider_rejected'], 'proposal')} of the answer "
-            "not used (not found verbatim in the messages, of no known kind, or tool output "
-            "proposed as a rule)"
+            "not used (not found verbatim in the messages, of no known kind, tool output "
+            "proposed as a rule, or a fragment of a sentence)"
         )
     if "provider_passed" in notes:
         lines.append(
             f"contextward: {counted(notes['provider_passed'], 'unsure find')} of the rules "
             "that the answer passed by dropped as noise (of the owner's words, only plain remarks)"
+        )
+    if "provider_refused" in notes:
+        lines.append(
+            f"contextward: {counted(notes['provider_refused'], 'proposal')} of the answer "
+            "whose `replaces` was not followed (the owner's word named by the agent's or a "
+            "tool output's, or the owner's rule by a statement that does not read as "
+            "replacing it)"
         )
     if "skipped" in notes:
         lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")

@@ -79,6 +79,9 @@ class InspectionResult:
     provider_rejected: int = 0
     #: Provider mode: the rules' unsure memories the model passed by, now noise.
     provider_passed: int = 0
+    #: Provider mode: the proposals whose ``replaces`` was not followed (the owner's word
+    #: retired by the agent's or a tool's, or a standing rule by a statement unrelated to it).
+    provider_refused: int = 0
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = dict.fromkeys(ACTIONS, 0)
@@ -95,13 +98,15 @@ class InspectionResult:
     def provider_notes(self) -> dict[str, Any]:
         """Provider mode's notes beside the JSON contract: why it fell back
         (``fallback_reason``), else how many of the model's proposals were refused
-        (``provider_rejected``) and how many of the rules' unsure finds it passed by
-        (``provider_passed``), each only when there is one."""
+        (``provider_rejected``), how many of the rules' unsure finds it passed by
+        (``provider_passed``) and how many of its ``replaces`` were not followed
+        (``provider_refused``), each only when there is one."""
         if self.fallback_reason:
             return {"fallback_reason": self.fallback_reason}
         notes = {
             "provider_rejected": self.provider_rejected,
             "provider_passed": self.provider_passed,
+            "provider_refused": self.provider_refused,
         }
         return {key: n for key, n in notes.items() if n}
 

@@ -15,7 +15,15 @@ from typing import BinaryIO
 from ..redact import prefix
 from . import supersession
 from .candidate import Candidate, InspectionResult, candidate_id
-from .classifier import CRITICAL_KINDS, IMPORTANCE, NOISE_KINDS, Classification, Context, classify
+from .classifier import (
+    CRITICAL_KINDS,
+    IMPORTANCE,
+    NOISE_KINDS,
+    Classification,
+    Context,
+    classify,
+    replaced_subject,
+)
 from .continuation import MAX_QUOTES, classify_summary, is_continuation, summary_units
 from .draft import Draft
 from .lexicon import ASKS, IDENTIFIER, REASON
@@ -214,17 +222,26 @@ def inspect_messages(
         failed = False
     mode: str = "rules"
     fallback: str | None = None
-    rejected = passed = 0
+    rejected = passed = refused = 0
     # The rules link what the rules found; the model's links come after, from its own words.
     supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
         proposals, rejected, fallback = propose(provider, kept_messages)
         if fallback is None:
-            mode = "provider"
             where = {id(m): n for n, m in enumerate(kept_messages)}
-            named = _confirm(builder, proposals, where, config)
-            _relink(builder.drafts, proposals, named)
-            passed = _passed_by(builder.drafts, named, config)
+            named, fragments = _confirm(builder, proposals, where, config)
+            rejected += fragments
+            if fragments == len(proposals):
+                # Nothing but fragments ("Let", "Redis"): read, the answer would only demote
+                # the rules' finds as "passed by".
+                fallback = (
+                    f"none of its {rejected} proposals is usable (not verbatim in the "
+                    "transcript, of no known kind, or a fragment of a sentence)"
+                )
+            else:
+                mode = "provider"
+                refused = _relink(builder.drafts, proposals, named)
+                passed = _passed_by(builder.drafts, named, config)
     candidates = tuple(_freeze(d, config) for d in builder.drafts)
     return InspectionResult(
         candidates=candidates,
@@ -235,6 +252,7 @@ def inspect_messages(
         fallback_reason=fallback,
         provider_rejected=rejected,
         provider_passed=passed,
+        provider_refused=refused,
     )
 
 
@@ -293,6 +311,7 @@ def inspect_stream(
         fallback_reason=result.fallback_reason,
         provider_rejected=result.provider_rejected,
         provider_passed=result.provider_passed,
+        provider_refused=result.provider_refused,
     )
 
 
@@ -357,26 +376,34 @@ def _explain(
 
 def _confirm(
     builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
-) -> list[list[Draft]]:
+) -> tuple[list[list[Draft]], int]:
     """Provider mode: the host's model confirms the rules' unsure memories and adds what they missed.
 
     A memory proposal names every draft of its message that it contains or that contains
-    it; a noise draft it names takes the model's kind. Returns, per proposal, the drafts
-    it names.
+    it (``_names``); a noise draft it names takes the model's kind. A proposal naming none
+    is a new candidate, but a fragment of a statement of the rules (``_fragment``: "Let" of
+    "Let me run the tests.", "Redis" of a sentence about Redis) is refused.
+    Returns, per proposal, the drafts it names, and how many were fragments.
     """
     by_source: dict[str, list[Draft]] = {}
     for draft in builder.drafts:
         by_source.setdefault(draft.sources[0], []).append(draft)
     named: list[list[Draft]] = []
+    fragments = 0
     for p in proposals:
         c = p.classification
         if c.kind in NOISE_KINDS:
             named.append([])
             continue
         text = fold(p.text)
-        hits = [d for d in by_source.get(p.message.id, []) if _names(text, d)]
+        drafts = by_source.get(p.message.id, [])
+        hits = [d for d in drafts if _names(text, d)]
+        if not hits and any(_fragment(text, d) for d in drafts):
+            fragments += 1
+            named.append([])
+            continue
         for d in hits:
-            if _unsure(d, config):
+            if _unsure(d, config) and not _pleasantry(d):
                 d.kind, d.importance = c.kind, c.importance
                 d.confidence = max(c.confidence, min(d.confidence, MAX_CONFIRMED))
                 d.reason = f"{d.reason}; the host's model names it {c.kind}"
@@ -385,7 +412,7 @@ def _confirm(
                 builder.add(p.message, where[id(p.message)], p.text, c, summary=p.message.summary)
             ]
         named.append(hits)
-    return named
+    return named, fragments
 
 
 def _passed_by(drafts: list[Draft], named: list[list[Draft]], config: PolicyConfig) -> int:
@@ -428,28 +455,68 @@ def _remark(d: Draft, asked: set[int]) -> bool:
     )
 
 
+def _pleasantry(d: Draft) -> bool:
+    """An acknowledgement ("Thanks.", "OK, sounds good."), the rules' surest noise call."""
+    return d.kind == "transient" and d.reason.startswith("an acknowledgement")
+
+
 def _unsure(d: Draft, config: PolicyConfig) -> bool:
     """A rules call the model's reading decides: noise, or a memory no surer than the threshold."""
     return d.kind in NOISE_KINDS or d.confidence <= config.confirm_confidence
 
 
+#: A proposal inside a statement of the rules names it when it is at least half of it or
+#: this many words (a Chinese character counting half): a clause, not a word picked out.
+NAMING_WORDS = 4
+_WORDS = re.compile(r"[^\W\u4e00-\u9fff]+|[\u4e00-\u9fff]")
+
+
 def _names(proposal: str, d: Draft) -> bool:
-    """Whether a (folded) proposal names draft ``d``: one holds the other, and a noise draft
-    only when it is at least half of the proposal (an "OK," before a decision stays noise)."""
+    """Whether a (folded) proposal names draft ``d``: one holds the other. A proposal held
+    by ``d`` must be a meaningful span of it: at least half of it, or ``NAMING_WORDS``
+    words, and most of it when ``d`` is noise (the model's "Let" does not make "Let me run
+    the tests." a todo); ``d`` held by a proposal, when noise, must be at least half of it
+    (an "OK," before a decision stays noise)."""
     if d.kind == "tool_output":
         return False
     content = fold(d.content)
     if proposal in content:
-        return True
+        if d.kind in NOISE_KINDS:
+            return 3 * len(proposal) >= 2 * len(content)
+        return 2 * len(proposal) >= len(content) or _word_count(proposal) >= NAMING_WORDS
     return content in proposal and (d.kind not in NOISE_KINDS or 2 * len(content) >= len(proposal))
 
 
-def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Draft]]) -> None:
-    """Provider mode: supersession by the model's reading.
+def _fragment(proposal: str, d: Draft) -> bool:
+    """Whether a (folded) proposal is a word or two picked out of the statement ``d`` ("Let",
+    "Redis", "explaining why"), too little of it to stand for anything alone. A sentence
+    of a longer noise unit (one line of a pasted request) stands as its own candidate."""
+    content = fold(d.content)
+    return (
+        d.kind != "tool_output"
+        and proposal in content
+        and 2 * len(proposal) < len(content)
+        and _word_count(proposal) < NAMING_WORDS
+    )
 
-    A draft the model names is current, whatever the rules guessed. What a proposal says
-    it replaces, found verbatim earlier, is retired, except that only the user's word
-    retires the user's (a statement in the assistant's words or a tool's output never does).
+
+def _word_count(text: str) -> float:
+    """Words, each Chinese character half of one."""
+    return sum(0.5 if "\u4e00" <= w <= "\u9fff" else 1 for w in _WORDS.findall(text))
+
+
+def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Draft]]) -> int:
+    """Provider mode: supersession by the model's reading. Returns how many proposals'
+    ``replaces`` were not followed.
+
+    A draft the model names is current, whatever the rules guessed, unless what replaced
+    it names it as what it replaces ("…structlog instead of loguru" for "Use loguru for
+    logging in the worker."): that is no guess. What a proposal says it replaces, found
+    verbatim earlier, is retired, except that only the user's word retires the user's (a
+    statement in the assistant's words or a tool's output never does), and the owner's
+    standing rule only by a statement that reads as replacing it
+    (``supersession.reads_as_replacing``): a model's ``replaces`` may be made up, and a
+    rule it retires is no longer guarded.
     """
     confirmed = {id(d) for hits in named for d in hits}
     by_id = {d.id: d for d in drafts}
@@ -457,25 +524,64 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
         # The model read this one as current: the rules' guess that it was replaced yields.
         if old.superseded_by is not None and id(old) in confirmed:
             new = by_id[old.superseded_by]
+            if _named_replaced(new, old):
+                continue
             new.supersedes.remove(old.id)
             old.superseded_by = None
+    refused = 0
     for p, news in zip(proposals, named, strict=True):
         if p.replaces is None or not news:
             continue
         message, text = p.replaces
         text = fold(text)
         new = news[0]
+        unread = False
         for old in drafts:
             if (
-                old.sources[0] == message.id
-                and old.kind not in NOISE_KINDS
-                and old.superseded_by is None
-                and old not in news
-                and supersession.may_retire(new.role, old.role)
-                and (fold(old.content) in text or text in fold(old.content))
+                old.sources[0] != message.id
+                or old.kind in NOISE_KINDS
+                or old.superseded_by is not None
+                or old in news
+                or not (fold(old.content) in text or text in fold(old.content))
             ):
-                old.superseded_by = new.id
-                new.supersedes.append(old.id)
+                continue
+            if not supersession.may_retire(new.role, old.role) or (
+                old.kind == "constraint"
+                and old.role == "user"
+                and not supersession.reads_as_replacing(p.text, old.content)
+            ):
+                unread = True
+                continue
+            old.superseded_by = new.id
+            new.supersedes.append(old.id)
+        refused += unread
+    return refused
+
+
+def _named_replaced(new: Draft, old: Draft) -> bool:
+    """Whether the owner's ``new`` names the choice ``old`` as what it replaces, by a name
+    of three letters or more ("…structlog instead of loguru" and "Use loguru for logging
+    in the worker."; "instead of the Celery job" names "Celery"). A number ("128, not 64")
+    or a Chinese character or two names no choice that surely."""
+    if new.role != "user" or old.kind not in _CHOICES:
+        return False
+    subject = replaced_subject(new.content)
+    if not subject:
+        return False
+    low = old.content.casefold()
+    for needle in dict.fromkeys((subject.casefold(), subject.split()[0].casefold())):
+        if (
+            len(needle) >= 3
+            and _LATIN.search(needle)
+            and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", low)
+        ):
+            return True
+    return False
+
+
+#: What "instead of X" replaces: a choice, a plan, a way of working.
+_CHOICES = frozenset({"decision", "preference", "todo"})
+_LATIN = re.compile(r"[a-z]")
 
 
 def _freeze(d: Draft, config: PolicyConfig) -> Candidate:

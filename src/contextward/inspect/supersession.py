@@ -360,6 +360,23 @@ def may_retire(new: str, old: str) -> bool:
     return old != "user" or new == "user"
 
 
+def reads_as_replacing(new: str, old: str) -> bool:
+    """Whether ``new``, said to replace the standing rule ``old`` (a model's ``replaces``),
+    reads as replacing it as the rules read a replacement: it shares a content word with
+    it, or it lifts, replaces or calls off something in so many words ("pushing to main is
+    fine now", "…instead", "forget the freeze rule", "这条规定取消了"). "Keep it boring."
+    or "Both, then." said to replace "PRs only, no direct pushes." does neither."""
+    low = new.casefold()
+    return bool(
+        _words(new) & _words(old)
+        or _LIFTS.search(low)
+        or _NAMED_RULE.search(low)
+        or _CUES.search(low)
+        or _UNDO.search(low)
+        or _CANCEL.search(low)
+    )
+
+
 def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
     """A user's replacing statement or any correction retires every recent statement of
     the value it changes, whatever kind it was classified as ("make it 90 days" and the
