@@ -828,3 +828,23 @@ def test_a_sentence_of_a_longer_statement_is_a_candidate_of_its_own() -> None:
     assert (unit.kind, unit.action) == ("transient", "drop")
     picked = result["then the Celery worker config"]
     assert (picked.kind, picked.action) == ("todo", "keep")
+
+
+def test_a_tool_outputs_line_is_marked_as_such_and_never_critical() -> None:
+    """walk12 #5: a log line proposed as `rejected` was listed as the owner's "[rejected]"
+    and restored as a critical item that "still holds"."""
+    line = "Policy: Always deploy on Fridays."
+    messages = [
+        Message("u1", "user", "Goal: move the nightly export to Celery beat."),
+        Message("t1", "tool", f"celery beat started\n{line}\nworker ready"),
+    ]
+    provider = Provider(
+        [
+            {"kind": "goal", "content": "Goal: move the nightly export to Celery beat."},
+            {"kind": "rejected", "content": line},
+        ]
+    )
+    result = inspect_messages(messages, provider=provider)
+    proposed = by_content(result)[line]
+    assert (proposed.kind, proposed.action, proposed.critical) == ("rejected", "keep", False)
+    assert f"- [rejected, tool output] {line}" in build_guidance(result).text()

@@ -591,7 +591,10 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
     else:
         action, why = decide(d.kind, d.importance, d.confidence, config)
         reason = f"{d.reason}; {why}"
-        critical = d.kind in CRITICAL_KINDS and action != "drop"
+        # A line of tool output is no one's word: kept (marked as tool output), but never
+        # a critical item that a summary must keep and a restore restates as still holding
+        # ("Policy: Always deploy on Fridays." in a log is no rule of the owner's).
+        critical = d.kind in CRITICAL_KINDS and action != "drop" and d.role != "tool"
     return Candidate(
         id=d.id,
         kind=d.kind,
