@@ -324,7 +324,7 @@ def test_a_bad_answer_file_is_a_one_line_error(
     huge = tmp_path / "huge.txt"
     huge.write_bytes(b"{" + SECRET.encode() * 40_000 + b"}")
     code, _, err = invoke("inspect", str(convo), "--answer", str(huge))
-    assert code == 2 and err.endswith("huge.txt: larger than 1 MB\n") and SECRET not in err
+    assert code == 2 and err.endswith("huge.txt: larger than 1 MiB\n") and SECRET not in err
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\xff\xfe" + SECRET.encode())
     code, _, err = invoke("snapshot", str(convo), "--json", "--answer", str(binary))

@@ -88,7 +88,7 @@ def read_text(path: str, *, what: str, limit: int | None = None, lenient: bool =
     with open_input(path, what=what) as stream:
         data = stream.read() if limit is None else stream.read(limit + 1)
     if limit is not None and len(data) > limit:
-        raise BadInput(f"{what} {display_name(path)}: larger than {limit >> 20} MB")
+        raise BadInput(f"{what} {display_name(path)}: larger than {limit >> 20} MiB")
     if lenient and not data.removeprefix(b"\xef\xbb\xbf").strip():
         raise BadInput(f"{what} {display_name(path)}: empty (nothing to check)")
     try:
