@@ -809,7 +809,7 @@ def test_a_word_picked_out_of_a_sentence_names_nothing_and_is_no_candidate() -> 
 
 
 def test_a_sentence_of_a_longer_statement_is_a_candidate_of_its_own() -> None:
-    """What the model picks from a longer noise unit, four words or more, stands alone as
+    """What the model picks from a longer noise unit, three words or more, stands alone as
     the model's kind; the rest of the unit stays noise."""
     messages = [
         Message("u1", "user", "Goal: move the nightly export to Celery beat."),

@@ -467,7 +467,7 @@ def _unsure(d: Draft, config: PolicyConfig) -> bool:
 
 #: A proposal inside a statement of the rules names it when it is at least half of it or
 #: this many words (a Chinese character counting half): a clause, not a word picked out.
-NAMING_WORDS = 4
+NAMING_WORDS = 3
 _WORDS = re.compile(r"[^\W\u4e00-\u9fff]+|[\u4e00-\u9fff]")
 
 
