@@ -1675,3 +1675,66 @@ def test_a_lift_in_may_now_and_a_named_rule_retire_the_rule_and_nothing_else() -
     by = {c.content: c for c in result.candidates}
     assert by["Never push to main; open a PR."].superseded_by is not None
     assert by[cursor].superseded_by is None and by[cursor].action == "keep"
+
+
+def test_a_bare_pick_retires_the_choice_of_the_other_option_it_names_not_the_owner_s_decision() -> (
+    None
+):
+    # walk12 #9: "还是用 PostgreSQL 吧" had retired the owner's "用游标分页。", which chose no
+    # database, and left the assistant's MySQL statement standing.
+    result = run(
+        Message("u1", "user", "给订单导出接口加分页，每页 50 条。"),
+        Message("a1", "assistant", "好的。我打算用 OFFSET/LIMIT 实现分页。"),
+        Message("u2", "user", "OFFSET 在大表上太慢了，所以放弃了。用游标分页。"),
+        Message("a2", "assistant", "明白，改用基于 id 的游标分页。数据库用 MySQL 的只读副本。"),
+        Message("u3", "user", "还是用 PostgreSQL 吧，MySQL 副本下个月就下线。"),
+    )
+    assert not retired(result, "用游标分页。")
+    assert retired(result, "数据库用 MySQL 的只读副本。")
+
+
+def test_a_bare_pick_naming_no_other_option_retires_no_statement_that_names_no_option() -> None:
+    result = run(
+        Message("u1", "user", "给订单导出接口加分页，每页 50 条。"),
+        Message("a1", "assistant", "好的，我先看看代码。"),
+        Message("u2", "user", "用游标分页。"),
+        Message("a2", "assistant", "明白。"),
+        Message("u3", "user", "还是用 PostgreSQL 吧。"),
+    )
+    assert not retired(result, "用游标分页。")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "fine, but keep it behind a flag.",
+        "Sounds good, but log how many rows each chunk wrote.",
+        "可以，不过要加个开关。",
+    ],
+)
+def test_an_approval_with_a_condition_retires_nothing(reply: str) -> None:
+    # walk12 #9: "fine, but keep it behind a flag." had retired the plan it approved.
+    plan = "I'll batch the inserts in chunks of 5000 instead."
+    result = run(
+        Message("u1", "user", "Speed up the order import job; it takes 40 minutes now."),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", reply),
+    )
+    assert not retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "fine, but use COPY instead.",
+        "Sounds good, but don't batch them, write them one by one.",
+    ],
+)
+def test_an_approval_whose_condition_swaps_the_plan_still_retires_it(reply: str) -> None:
+    plan = "I'll batch the inserts in chunks of 5000 instead."
+    result = run(
+        Message("u1", "user", "Speed up the order import job; it takes 40 minutes now."),
+        Message("a1", "assistant", plan),
+        Message("u2", "user", reply),
+    )
+    assert retired(result, plan)

@@ -295,6 +295,10 @@ def link(drafts: Sequence[Draft]) -> None:
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             _retire(old, new)
         guessable = [d for d in earlier if id(d) not in opening]
+        if _approves_with_condition(new):
+            # "fine, but keep it behind a flag." approves the plan and adds to it: it
+            # retires what it names, or a value it changes, never a guess.
+            guessable = []
         target = named[0] if named else _answered(new, guessable)
         if target is None and new.role == "assistant" and new.kind == "rejected":
             # "Then Papa Parse is off the table" drops the assistant's own plan it names.
@@ -351,6 +355,32 @@ _ASKING = re.compile(
     r"^(?:can|could|should|shall|would|do|does|is|are)\b[^.!。]*\?\s*$|"
     r"(?:能不能|可不可以|要不要|是不是|行不行)[^。！]*[？?]\s*$"
 )
+
+
+# "fine, but keep it behind a flag", "sounds good, but …", "可以，不过要加开关": the owner
+# approving what was proposed and adding a condition to it.
+_APPROVED_BUT = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|sure)[,.!]?\s+)?(?:(?:that'?s|that|this|it'?s|it)\s+)?"
+    r"(?:fine|good|ok(?:ay)?|great|nice|sure|sounds (?:good|fine|great|right)|"
+    r"looks (?:good|fine|right)|makes sense|works(?: for me)?|lgtm|go ahead)[,!.]?\s+but\b|"
+    r"^(?:好的?|行|可以|没问题|挺好的?|不错)[，,]\s*(?:不过|但是|但|只是)"
+)
+# What, after the "but", still turns the proposal down or swaps it: "fine, but use X
+# instead", "good, but don't drop the index", "可以，但是不要用 cluster 模式".
+_BUT_NOT = re.compile(
+    r"\b(?:instead|rather|don'?t|do not|not|no|never|skip|drop|without|switch|replace)\b|"
+    r"不要|别|不用|不能|换成|改成|改用|而不是"
+)
+
+
+def _approves_with_condition(new: Draft) -> bool:
+    """Whether ``new`` is the owner approving the proposal with a condition added, which
+    replaces nothing (it turns nothing down and swaps nothing)."""
+    if new.role != "user":
+        return False
+    low = new.text.casefold().strip()
+    match = _APPROVED_BUT.match(low)
+    return match is not None and _BUT_NOT.search(low, match.end()) is None
 
 
 def may_retire(new: str, old: str) -> bool:
@@ -563,11 +593,26 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         # No plan between: the owner's own last choice of another thing ("数据库用
         # PostgreSQL。" for "还是用 MySQL 吧", "Use Jest for the tests." for "actually use
         # Vitest instead").
-        return [
+        asked = [
             old
             for old in _last_asked(new, recent)
             if (chose := _USES.search(old.text.casefold())) is not None
             and chose["name"].strip("`") != pick
+        ]
+        # And the choice of the other option the pick itself names ("还是用 PostgreSQL
+        # 吧，MySQL 副本下个月就下线。" for "数据库用 MySQL 的只读副本。"), whoever said it.
+        others = _names(new.text, loose=True) - {pick}
+        return asked + [
+            old
+            for old in recent
+            if old.kind in _POINTED | _STATED
+            and old.superseded_by is None
+            and old not in asked
+            and new.turn - old.turn <= CORRECTION_REACH
+            and may_retire(new.role, old.role)
+            and (chose := _USES.search(old.text.casefold())) is not None
+            and chose["name"].strip("`") in others
+            and not _mentions(_names(old.text, loose=True), {pick})
         ]
     if not _names(plan.text) or pick in _names(plan.text, loose=True):
         return []
@@ -825,8 +870,10 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             _shape(t) == "name" and _form(t, old.text) == form for t in tokens
         ):
             return [old]  # "ledger-svc" for "billing-core", "c6i.large" for "t3.medium"
-        if shape is None and (_directive(old) or old.kind == "decision"):
-            return [old]  # "postgres then" for "Redis for sessions."
+        if shape is None and (_directive(old) or old.kind == "decision") and _terms(said):
+            # "postgres then" for "Redis for sessions."; never for "用游标分页。", which
+            # chooses no named option a Latin name could stand in for.
+            return [old]
     return []
 
 
