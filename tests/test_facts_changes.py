@@ -511,6 +511,38 @@ def test_turning_down_another_option_revokes_nothing(item: str, summary: str) ->
     assert status == "preserved", reason
 
 
+@pytest.mark.parametrize(
+    "summary",
+    [
+        # walk12 #10: the rejection of another thing earlier in the same sentence.
+        "Redis locks were rejected (they leaked on worker crashes); we use "
+        "pg_advisory_xact_lock keyed on the export date.",
+        "File locks were dropped; we use pg_advisory_xact_lock keyed on the export date.",
+    ],
+)
+def test_a_clause_turning_down_a_thing_it_names_first_revokes_nothing_beside_it(
+    summary: str,
+) -> None:
+    item = "I'll use pg_advisory_xact_lock keyed on the export date."
+    status, reason = judge(item, summary, kind="decision")
+    assert status == "preserved", reason
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "This rule was lifted: I'll use pg_advisory_xact_lock keyed on the export date.",
+        "The old approach was dropped: I'll use pg_advisory_xact_lock keyed on the export date.",
+        "Revoked by the user: I'll use pg_advisory_xact_lock keyed on the export date.",
+    ],
+)
+def test_a_revocation_that_names_no_other_thing_still_revokes_the_item_beside_it(
+    summary: str,
+) -> None:
+    item = "I'll use pg_advisory_xact_lock keyed on the export date."
+    assert judge(item, summary, kind="decision") == ("changed", "changed: revoked")
+
+
 def test_a_dropped_thing_the_item_uses_revokes_it_and_one_it_turns_down_does_not() -> None:
     summary = "The waitlist lives in Postgres (Redis dropped)."
     assert judge("Use Redis for the waitlist.", summary, kind="decision") == (

@@ -810,11 +810,33 @@ def _about_another(
         return False
     if clauses[-1].keys & down:
         return True
+    if _turns_down_its_own_subject(last, keyset):
+        return True
     for clause in reversed(clauses[:-1]):
         anchors = _anchor_keys([clause])
         if anchors:
             return bool(anchors - own) and not anchors & own
     return False
+
+
+def _turns_down_its_own_subject(clause: Clause, keyset: set[str]) -> bool:
+    """Whether ``clause`` turns down a thing it names before its cue, sharing no word with
+    the item: "Redis locks were rejected" beside "we use pg_advisory_xact_lock", where
+    "This rule was lifted" and "Revoked by the user:" speak of the item beside them."""
+    joined = " ".join(clause.surface)
+    cue = REVOKE_RE.search(joined)
+    if cue is None or not cue.start():
+        return False
+    # Latin words only: the characters before a Chinese cue ("此条已取消") are no subject
+    # told apart from the item's by its keys.
+    subject = {
+        key
+        for word in joined[: cue.start()].split()
+        if _LATIN.match(word)
+        for key in token_keys(word)
+    }
+    subject &= clause.keys
+    return bool(subject) and not subject & keyset and not subject <= _REFERRING
 
 
 #: Words by which a sentence points at a thing the sentence before it named.
@@ -839,6 +861,21 @@ _RULE_WORDS = frozenset(
         "constraints requirement requirements guideline guidelines instruction instructions "
         "规定 规则 限制 要求 约定",
     )
+)
+
+
+#: Words that name no thing of their own, only an item said beside them ("This rule was
+#: lifted", "the old approach was dropped", "that decision was reversed").
+_REFERRING = frozenset(
+    key
+    for word in re.findall(
+        r"\S+",
+        "idea ideas approach approaches suggestion suggestions proposal proposals option "
+        "options choice choices decision decisions item items user owner earlier old "
+        "previous original former above following this that these those it everything",
+    )
+    + sorted(_RULE_WORDS)
+    for key in token_keys(word)
 )
 
 

@@ -40,6 +40,7 @@ _WORD = re.compile(r"[a-z0-9_./-]{3,}|\d+|[\u4e00-\u9fff]{2,}")
 _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|尝试过|试了", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[a-z]")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
 # "4K" and "1k" are sizes too: a lone k, m, g or t right after its number; "12h", "30s"
@@ -870,9 +871,10 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             _shape(t) == "name" and _form(t, old.text) == form for t in tokens
         ):
             return [old]  # "ledger-svc" for "billing-core", "c6i.large" for "t3.medium"
-        if shape is None and (_directive(old) or old.kind == "decision") and _terms(said):
-            # "postgres then" for "Redis for sessions."; never for "用游标分页。", which
-            # chooses no named option a Latin name could stand in for.
+        if shape is None and (_directive(old) or old.kind == "decision") and _LETTER.search(said):
+            # "postgres then" for "Redis for sessions.", "先 docker compose 吧" for "部署用
+            # k8s。"; never for "用游标分页。", which names no option a Latin name could
+            # stand in for.
             return [old]
     return []
 
