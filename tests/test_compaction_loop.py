@@ -1081,3 +1081,40 @@ def test_a_new_session_is_told_which_of_the_last_sessions_work_a_summary_said(
     lines = render_brief(store, session_id="B", earlier_sessions=True).text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("last session's work"))
     assert "- [todo] (summary) Pending: wire the download button." in lines[at + 1 :]
+
+
+def test_a_terse_answer_is_restored_with_the_question_it_answers(store: Store) -> None:
+    # walk12 #11: "不用了。" had been restored with nothing saying what it answered.
+    said = [
+        Message("u1", "user", "给订单导出接口加分页，每页 50 条。"),
+        Message("a1", "assistant", "导出测试通过。要不要给导出失败加自动重试？"),
+        Message("u2", "user", "不用了。"),
+        Message(
+            "a2",
+            "assistant",
+            "The token is ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 — shall I use it?",
+        ),
+        Message("u3", "user", "No, never."),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(store, "给订单导出接口加分页，每页 50 条。", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert '(lost) 不用了。 (answering: "要不要给导出失败加自动重试？")' in block
+    assert '(lost) No, never. (answering: "The token is [secret:github-token] —' in block
+    assert "ghp_a1B2" not in block
+    stored = store.snapshots.latest(session_id="s")
+    assert stored is not None
+    assert "ghp_a1B2" not in json.dumps(stored.data)
+
+
+def test_an_answer_after_the_owner_s_own_turn_gets_no_question(store: Store) -> None:
+    said = [
+        Message("u1", "user", "给订单导出接口加分页，每页 50 条。"),
+        Message("a1", "assistant", "要不要给导出失败加自动重试？"),
+        Message("u2", "user", "先看看日志。"),
+        Message("u3", "user", "不用了。"),
+    ]
+    capture(store, said, session_id="s")
+    check_summary(store, "给订单导出接口加分页，每页 50 条。", session_id="s")
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert "answering" not in block

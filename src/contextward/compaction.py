@@ -21,11 +21,12 @@ Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .brief.restore import (
+    ANSWERED_QUESTION,
     ASSISTANT_ITEMS,
     INSPECTED_ITEMS,
     REPLACED_BY_ITEM,
@@ -206,12 +207,14 @@ def capture_inspection(
     agent |= {c.id for c in result.candidates if c.role == "assistant"}
     summarised |= {c.id for c in result.candidates if c.summary}
     inspected = {c.id: c for c in result.candidates}
+    replaced_by = _replaced_by_item(snapshot, inspected, carried, gone, agent)
     data = {
         **snapshot.to_dict(),
         ASSISTANT_ITEMS: [item.id for item in snapshot.items if item.id in agent],
         SUMMARY_ITEMS: [item.id for item in snapshot.items if item.id in summarised],
         INSPECTED_ITEMS: [item.id for item in snapshot.items if item.id in inspected],
-        REPLACED_BY_ITEM: _replaced_by_item(snapshot, inspected, carried, gone, agent),
+        REPLACED_BY_ITEM: replaced_by,
+        ANSWERED_QUESTION: _answered_question(snapshot, result.candidates, replaced_by),
     }
     record = store.snapshots.add(data, label=label, session_id=session_id)
     store.inspections.add(
@@ -262,6 +265,39 @@ def _replaced_by_item(
         if said:
             # The owner's first, then the session's, then the latest.
             out[item.id] = mask(min(said, key=lambda s: (s[0], s[1], -s[2]))[3])
+    return out
+
+
+#: How much of a question a snapshot keeps beside the answer (the restore shows 200).
+_QUESTION_CHARS = 400
+
+
+def _answered_question(
+    snapshot: Snapshot, candidates: Sequence[Candidate], replaced_by: Mapping[str, str]
+) -> dict[str, str]:
+    """The assistant's question each terse answer of the owner's answered, for the restore
+    to say what "不用了。" or "Both, then." answers: the last question of the assistant's
+    turn just before the owner's reply, when the item opens that reply. An item that
+    replaced something says that instead (``replaced_by``)."""
+    wanted = {
+        item.id for item in snapshot.items if item.id not in replaced_by and terse(item.content)
+    }
+    out: dict[str, str] = {}
+    asked: Candidate | None = None  # the last question of the turn being read
+    last: Candidate | None = None
+    for c in candidates:
+        if last is not None and c.turn != last.turn:
+            question, asked = asked if last.role == "assistant" else None, None
+            if (
+                c.role == "user"
+                and c.id in wanted
+                and question is not None
+                and c.turn == question.turn + 1
+            ):
+                out[c.id] = mask(question.content)[:_QUESTION_CHARS]
+        if c.role == "assistant" and c.content.rstrip().endswith(("?", "？")):
+            asked = c
+        last = c
     return out
 
 

@@ -52,6 +52,9 @@ INSPECTED_ITEMS = "inspected_items"
 #: And, for a terse item that replaced another ("Bump it to 20."), what it replaced:
 #: ``{item id: masked content}``, so the restore block can say what "it" is.
 REPLACED_BY_ITEM = "replaced_by_item"
+#: And, for the owner's terse answer to the assistant's question ("不用了。" after "要不要给
+#:导出失败加自动重试？"), the question: ``{item id: masked question}``.
+ANSWERED_QUESTION = "answered_question"
 #: An item this short, or one that points back ("it", "that", "这个"), gets that context.
 TERSE_CHARS = 40
 _POINTS_BACK = re.compile(r"\b(?:it|that|this|them|those)\b|这个|那个|它")
@@ -83,6 +86,8 @@ class RestorePlan:
     since: Mapping[str, ContextItem] = field(default_factory=dict)
     #: The items a compaction summary said in its own words: restated as its word.
     summary: frozenset[str] = frozenset()
+    #: The assistant's question a terse answer of the owner's answered ("不用了。").
+    answering: Mapping[str, str] = field(default_factory=dict)
 
     def said_by(self, item_id: str) -> str:
         """Whose word an item is when it is not the owner's: ``agent`` or ``summary``
@@ -132,12 +137,8 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     check = latest_check(store, record.seq)
     agent = frozenset(listed(record, ASSISTANT_ITEMS))
     summary = frozenset(listed(record, SUMMARY_ITEMS))
-    context = record.data.get(REPLACED_BY_ITEM)
-    before = (
-        {k: v for k, v in context.items() if isinstance(v, str)}
-        if isinstance(context, dict)
-        else {}
-    )
+    before = _strings(record.data.get(REPLACED_BY_ITEM))
+    answering = _strings(record.data.get(ANSWERED_QUESTION))
     if check is None:
         critical = tuple(item for item in snapshot.items if item.critical)
         unchecked = {i.id: "unchecked" for i in critical}
@@ -149,6 +150,7 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
             agent=agent,
             in_place_of=before,
             summary=summary,
+            answering=answering,
         )
     report = check.data.get("report", {})
     # Only critical items: a statement that is not critical may have been changed by the
@@ -187,7 +189,16 @@ def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
         before,
         since,
         summary,
+        answering,
     )
+
+
+def _strings(mapping: object) -> dict[str, str]:
+    """A stored ``{item id: text}`` mapping, without what is not a string (none when
+    absent or damaged)."""
+    if not isinstance(mapping, dict):
+        return {}
+    return {k: v for k, v in mapping.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 #: Reasons for which the summary itself says an item no longer holds ("not mongo",
@@ -333,6 +344,8 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
         line = f"- [{item.kind}]{note} {one_line(mask(item.content))}"
         if item.id in plan.in_place_of:
             line += f' (in place of: "{one_line(plan.in_place_of[item.id])[:200]}")'
+        elif item.id in plan.answering:
+            line += f' (answering: "{one_line(plan.answering[item.id])[:200]}")'
         if item.id in plan.since:
             later = one_line(mask(plan.since[item.id].content))[:200]
             # Beside a goal: what changed it; beside a rule: the owner's leave (``since``).
