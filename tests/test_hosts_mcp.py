@@ -147,7 +147,7 @@ async def test_the_compaction_loop_through_tools(project: Path) -> None:
         report = await call(client, "check", {"summary": "We will ship OAuth login."})
         restore = await call(client, "restore")
     assert "Never push to main; open a PR instead." in guidance
-    assert snap["schemaVersion"] == 1 and snap["seq"] == 1
+    assert snap["schemaVersion"] == 1 and snap["snapshot_seq"] == 1 and "seq" not in snap
     assert report["criticalFailures"] and report["ok"] is False
     assert "Never push to main; open a PR instead." in restore
 
@@ -267,10 +267,11 @@ async def test_what_was_not_used_or_not_read_is_counted(project: Path) -> None:
     assert SECRET.decode() not in json.dumps(result) + text
     for refused in (unread, asked):
         assert refused.is_error
-    assert unread.content[0].text.endswith(  # type: ignore[union-attr]
-        "invalid_arguments: no message could be read (skipped: unknown_role 2)"
+    # One shape for every refusal, the tool's own as its arguments': "<code> for <tool>: …".
+    assert unread.content[0].text == (  # type: ignore[union-attr]
+        "invalid_arguments for inspect: no message could be read (skipped: unknown_role 2)"
     )
-    assert asked.content[0].text.endswith("invalid_arguments: messages is empty")  # type: ignore[union-attr]
+    assert asked.content[0].text == "invalid_arguments for inspect_prompt: messages is empty"  # type: ignore[union-attr]
     answer = schema.input_schema["properties"]["answer"]
     assert {"string", "object", "array"} <= {branch.get("type") for branch in answer["anyOf"]}
 
@@ -288,7 +289,7 @@ async def test_an_answer_too_large_is_refused_without_content(
         )
     assert refused.is_error
     text = refused.content[0].text  # type: ignore[union-attr]
-    assert text.endswith("invalid_request: the answer is larger than 64 bytes")
+    assert text == "invalid_request for inspect: the answer is larger than 64 bytes"
     assert SECRET.decode() not in text
 
 
@@ -336,10 +337,10 @@ async def test_a_named_project_that_is_not_there_is_an_error_not_the_cwd(
     async with Client(build_server()) as client:
         noted = await client.call_tool("note", {"type": "lesson", "text": "hello"})
         checkpoint = await client.call_tool("checkpoint", {"focus": "x"})
-    for result in (noted, checkpoint):
+    for tool, result in (("note", noted), ("checkpoint", checkpoint)):
         assert result.is_error
         text = result.content[0].text  # type: ignore[union-attr]
-        assert f"project_dir_missing: {variable} names no directory" in text
+        assert text.startswith(f"project_dir_missing for {tool}: {variable} names no directory")
     assert list(cwd.iterdir()) == []  # nothing went to the server's working directory
 
 
@@ -674,7 +675,7 @@ async def test_an_unknown_evidence_id_is_an_error_not_an_empty_list(project: Pat
     assert [run["id"] for run in found] == [ran["id"]]
     assert bogus.is_error
     text = bogus.content[0].text  # type: ignore[union-attr]
-    assert text.endswith("not_found: no evidence run has that id (ev-NNNN)")
+    assert text == "not_found for evidence: no evidence run has that id (ev-NNNN)"
     assert "bogus" not in text
 
 
@@ -687,3 +688,40 @@ async def test_an_unknown_argument_is_refused_not_dropped_in_silence(project: Pa
     assert result.is_error
     assert result.content[0].text == "invalid_arguments for contract: action: unknown_argument"  # type: ignore[union-attr]
     assert typo.is_error and "querry: unknown_argument" in typo.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.anyio
+async def test_an_answer_of_another_type_is_refused_naming_every_type_accepted(
+    project: Path,
+) -> None:
+    async with Client(build_server()) as client:
+        results = [
+            await client.call_tool("inspect", {"messages": PLAN, "answer": value})
+            for value in (42, True, 1.5)
+        ]
+    for result in results:
+        assert result.is_error
+        assert result.content[0].text == (  # type: ignore[union-attr]
+            "invalid_arguments for inspect: answer: string_object_or_array_type"
+        )
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("summary", ["", "  \n\t "])
+async def test_an_empty_summary_is_refused_and_the_stored_report_stays(
+    project: Path, summary: str
+) -> None:
+    async with Client(build_server()) as client:
+        await call(client, "snapshot", {"messages": PLAN})
+        await call(client, "check", {"summary": PLAN[0]["content"]})
+        refused = await client.call_tool("check", {"summary": summary})
+        passed = await client.call_tool(
+            "check", {"summary": summary, "snapshot": {"schemaVersion": 1, "items": []}}
+        )
+    for result in (refused, passed):
+        assert result.is_error
+        assert result.content[0].text == (  # type: ignore[union-attr]
+            "invalid_arguments for check: summary: empty (nothing to check)"
+        )
+    with Store.open(project) as store:  # the report of the summary written stays the latest
+        assert len(store.check_reports.list(limit=10)) == 1

@@ -18,6 +18,7 @@ import functools
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as _SDKToolError
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field, StrictBool, ValidationError, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from .. import __version__
 from ..core import ContextGuardError
@@ -66,12 +68,22 @@ def _verbatim(value: object) -> object:
     return value
 
 
+def _answer(value: object) -> object:
+    """A model's answer: its text, or the JSON object or array itself (as text); anything
+    else is refused naming every type accepted (a number would be named "string_type")."""
+    if value is None or isinstance(value, str | dict | list):
+        return _verbatim(value)
+    raise PydanticCustomError(
+        "string_object_or_array_type", "the answer is a string, an object or an array"
+    )
+
+
 #: An optional free-text argument from the model (kept as the model wrote it).
 Text = Annotated[str | None, BeforeValidator(_verbatim)]
 #: A model's answer to ``inspect_prompt``: its text, or the JSON value itself.
 Answer = Annotated[
     str | None,
-    BeforeValidator(_verbatim),
+    BeforeValidator(_answer),
     WithJsonSchema(
         {
             "anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}, {"type": "null"}],
@@ -131,6 +143,10 @@ class _Server(MCPServer):
         except _SDKToolError as exc:
             if str(exc).startswith("Unknown tool"):
                 raise ToolError("unknown_tool: no tool of that name") from None  # not echoed
+            if isinstance(exc.__cause__, ToolError):
+                # The tool refused the call: the SDK's "Error executing tool …:" prefix
+                # gives way to the one shape every refusal has, "<code> for <tool>: …".
+                raise ToolError(_shaped(name, str(exc.__cause__))) from None
             if not isinstance(exc.__cause__, ValidationError):
                 raise
             problems = sorted(
@@ -146,6 +162,18 @@ class _Server(MCPServer):
         lowlevel = self._lowlevel_server
         options = lowlevel.create_initialization_options()
         await serve_stdio(lambda read, write: lowlevel.run(read, write, options))
+
+
+_CODED = re.compile(r"(?P<code>[a-z][a-z_]*): (?P<reason>.*)", re.DOTALL)
+
+
+def _shaped(tool: str, message: str) -> str:
+    """A tool's refusal as ``<code> for <tool>: <reason>``, the shape of the refusals of
+    its arguments (``invalid_arguments for journal: limit: greater_than_equal 1``)."""
+    coded = _CODED.fullmatch(message)
+    if coded is None:
+        return f"tool_error for {tool}: {message}"
+    return f"{coded['code']} for {tool}: {coded['reason']}"
 
 
 def _problem(err: Mapping[str, Any]) -> str:
@@ -187,10 +215,12 @@ def confined(root: Path, relative: str) -> Path:
     """A project file named by the model, refused when it leaves the project."""
     candidate = Path(relative)
     if candidate.is_absolute():
-        raise ToolError("absolute paths are refused; name a path inside the project")
+        raise ToolError(
+            "invalid_arguments: absolute paths are refused; name a path inside the project"
+        )
     resolved = (root / candidate).resolve()
     if resolved != root.resolve() and root.resolve() not in resolved.parents:
-        raise ToolError("the path leaves the project")
+        raise ToolError("invalid_arguments: the path leaves the project")
     return resolved
 
 
@@ -374,7 +404,7 @@ def build_server() -> MCPServer:
         }
         given = {k: v for k, v in values.items() if v is not None}
         if not given:
-            raise ToolError("give at least one field")
+            raise ToolError("invalid_arguments: give at least one field")
         write(given, project=StateProject.open(project_dir()))
         return f"checkpoint written: {', '.join(sorted(given))}"
 
@@ -623,7 +653,7 @@ def build_server() -> MCPServer:
                 store, read.messages, session_id=_session(), label="mcp", provider=provider
             )
         return {
-            "seq": taken.record.seq,
+            "snapshot_seq": taken.record.seq,
             **taken.snapshot.to_dict(),
             **_notes(answer, taken.result, read),
         }
@@ -636,12 +666,16 @@ def build_server() -> MCPServer:
         from ..compaction import check_summary
         from ..core import FactsVerifier, Snapshot, verify_context
 
+        if not summary.strip():
+            # As the CLI: checked, an empty summary reports every item lost and, stored,
+            # would replace the report of the summary the host did write.
+            raise ToolError("invalid_arguments: summary: empty (nothing to check)")
         if snapshot is not None:
             return verify_context(Snapshot.from_dict(snapshot), summary, FactsVerifier()).to_dict()
         with _store(project_dir()) as store:
             outcome = check_summary(store, summary, session_id=_session(), source="mcp")
         if outcome is None:
-            raise ToolError("no snapshot stored yet: call snapshot first or pass one")
+            raise ToolError("not_found: no snapshot stored yet; call snapshot first or pass one")
         return outcome.report.to_dict()
 
     @tool(READ, "Load a task's planning artifacts")
