@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from contextward.brief import render_brief
 from contextward.brief.restore import RestorePlan, plan_restore, render_restore
 from contextward.cli import main
+from contextward.cli.compaction_cmds import restored_items
 from contextward.compaction import capture, check_summary, messages_since_compaction, summary_text
 from contextward.core import ContextItem
 from contextward.inspect import Message
@@ -415,6 +416,20 @@ def test_compact_test_runs_provider_mode_from_an_answer(
     assert {item["status"] for item in provider["restore"]} == {"lost"}
     bad = CliRunner().invoke(main, [*args, "--answer", str(tmp_path / "none.json")])
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    # walk12 #13: the inspection says, as inspect --json does, whether the answer was used.
+    assert rules["inspection"] == {
+        "mode": "rules",
+        "messages": 2,
+        "counts": rules["inspection"]["counts"],
+    }
+    assert provider["inspection"]["mode"] == "provider"
+    assert "fallback_reason" not in provider["inspection"]
+    (tmp_path / "prose.txt").write_text("I could not find anything worth keeping.")
+    fell_back = json.loads(
+        CliRunner().invoke(main, [*args, "--answer", str(tmp_path / "prose.txt")]).stdout
+    )
+    assert fell_back["inspection"]["mode"] == "rules"
+    assert fell_back["inspection"]["fallback_reason"]
 
 
 def test_a_choice_the_owner_pointed_elsewhere_after_a_compaction_is_not_carried(
@@ -1100,6 +1115,10 @@ def test_a_terse_answer_is_restored_with_the_question_it_answers(store: Store) -
     check_summary(store, "给订单导出接口加分页，每页 50 条。", session_id="s")
     block = render_restore(plan_restore(store, session_id="s"))
     assert '(lost) 不用了。 (answering: "要不要给导出失败加自动重试？")' in block
+    restored = restored_items(plan_restore(store, session_id="s"))
+    assert {"content": "不用了。", "answering": "要不要给导出失败加自动重试？"}.items() <= next(
+        item for item in restored if item["content"] == "不用了。"
+    ).items()
     assert '(lost) No, never. (answering: "The token is [secret:github-token] —' in block
     assert "ghp_a1B2" not in block
     stored = store.snapshots.latest(session_id="s")

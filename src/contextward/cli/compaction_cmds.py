@@ -45,7 +45,14 @@ def compact_test(
     if as_json:
         data = {
             "schema_version": 1,
-            "inspection": {"messages": taken.result.messages, "counts": taken.result.counts()},
+            # As ``inspect --json``: the mode, and why an answer was not used or how much
+            # of it was refused, so CI can tell a fallback from a used answer.
+            "inspection": {
+                "mode": taken.result.mode,
+                "messages": taken.result.messages,
+                "counts": taken.result.counts(),
+                **taken.result.provider_notes(),
+            },
             "snapshot": taken.snapshot.to_dict(),
             "report": outcome.report.to_dict(),
             "restore": restored_items(plan),
@@ -61,17 +68,27 @@ def compact_test(
 
 def restored_items(plan: RestorePlan) -> list[dict[str, Any]]:
     """The restored items as JSON: each with its ``status``, ``said_by`` (``agent`` or
-    ``summary``) when it is not the owner's word, and, for a goal a later statement
-    changed a detail of, that statement (``since``)."""
+    ``summary``) when it is not the owner's word; for a goal a later statement changed a
+    detail of, that statement (``since``); for a terse item, what it replaced
+    (``in_place_of``) or the question it answered (``answering``), as the block says."""
     return [
         {
             **item.to_dict(),
             "status": plan.statuses.get(item.id, ""),
             **({"said_by": plan.said_by(item.id)} if plan.said_by(item.id) else {}),
             **({"since": plan.since[item.id].to_dict()} if item.id in plan.since else {}),
+            **_context(plan, item.id),
         }
         for item in plan.items
     ]
+
+
+def _context(plan: RestorePlan, item_id: str) -> dict[str, str]:
+    if item_id in plan.in_place_of:
+        return {"in_place_of": plan.in_place_of[item_id]}
+    if item_id in plan.answering:
+        return {"answering": plan.answering[item_id]}
+    return {}
 
 
 def render_loop(taken: Capture, outcome: CheckOutcome, restore: str) -> str:
