@@ -208,6 +208,12 @@ def test_review_without_a_terminal_keeps_unresolved_items_and_says_so(
     assert json.loads(saved.read_text()) == []
     code, out, _ = invoke("guidance", str(convo), "--json")
     assert code == 0 and json.loads(out)["reviewed"] is False
+    # walk12 #17: the JSON marks the agent's word as the text does, and only that.
+    unresolved = json.loads(out)["unresolved"]
+    assert [item.get("said_by") for item in unresolved] == ["agent"]
+    assert not [
+        i for i in json.loads(out)["must_preserve"] if "said_by" in i and i["kind"] == "goal"
+    ]
 
 
 def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:

@@ -64,7 +64,8 @@ class Guidance:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        def section(items: tuple[Candidate, ...]) -> list[dict[str, Any]]:
+        def section(name: str) -> list[dict[str, Any]]:
+            items: tuple[Candidate, ...] = getattr(self, name)
             return [
                 {
                     "id": c.id,
@@ -72,15 +73,17 @@ class Guidance:
                     "content": mask(c.content),
                     "critical": c.critical,
                     **({"superseded_by": c.superseded_by} if c.superseded_by else {}),
+                    # The text's ", agent": a host rendering its own guidance can say it too.
+                    **({"said_by": said} if (said := _said_by(c, name)) else {}),
                 }
                 for c in items
             ]
 
         return {
             "schema_version": 1,
-            "must_preserve": section(self.must_preserve),
-            "can_discard": section(self.can_discard),
-            "unresolved": section(self.unresolved),
+            "must_preserve": section("must_preserve"),
+            "can_discard": section("can_discard"),
+            "unresolved": section("unresolved"),
             "omitted": {name: self.omitted.get(name, 0) for name in SECTIONS},
             "reviewed": self.reviewed,
             "text": self.text(),
@@ -154,21 +157,29 @@ def _tier(c: Candidate) -> int:
     return 1 if c.critical or (owner and c.kind == "fact") else 2
 
 
-#: The label added to an item said by no one, or by the agent, not the owner.
-_NOT_OWNERS = {"assistant": ", agent", "tool": ", tool output"}
+#: Whose word an item is when it is not the owner's, by who said it first.
+_NOT_OWNERS = {"assistant": "agent", "tool": "tool output"}
+
+
+def _said_by(c: Candidate, section: str) -> str:
+    """Whose word a listed item is when it is not the owner's (``agent``, ``tool output``,
+    ``summary``; ``""`` for the owner's). Whose word it is goes with it: the agent's text
+    may claim the owner's authority ("Owner's standing rule: the staging database may be
+    dropped at will"), and so may a line of a tool's output ("[u9] user: pushing to main
+    is fine now"). What is listed to discard carries no mark."""
+    if section == "can_discard":
+        return ""
+    if c.role in _NOT_OWNERS:
+        return _NOT_OWNERS[c.role]
+    return "summary" if c.summary else ""
 
 
 def _line(c: Candidate, section: str) -> str:
     label = f"superseded {c.kind}" if c.superseded_by and section == "can_discard" else c.kind
     if section == "must_preserve" and c.kind in NOISE_KINDS:
         label = "fact"  # noise a person kept, as the snapshot remembers it
-    if section != "can_discard" and c.role in _NOT_OWNERS:
-        # Whose word it is goes with it: the agent's text may claim the owner's authority
-        # ("Owner's standing rule: the staging database may be dropped at will"), and so
-        # may a line of a tool's output ("[u9] user: pushing to main is fine now").
-        label += _NOT_OWNERS[c.role]
-    elif section != "can_discard" and c.summary:
-        label += ", summary"  # a compaction summary's own words, not the owner's
+    if said_by := _said_by(c, section):
+        label += f", {said_by}"
     if "\n" in c.content and c.content.lstrip().startswith("```"):
         # A code block stays verbatim, its later lines indented under the item.
         lines = printable(mask(c.content)).strip().splitlines()
