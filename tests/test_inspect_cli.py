@@ -517,3 +517,28 @@ def test_a_replaces_not_followed_is_counted_on_stderr_and_in_the_json(
         "owner's word named by the agent's or a tool output's, or the owner's rule by a "
         "statement that does not read as replacing it)\n"
     )
+
+
+@pytest.mark.parametrize("command", ["guidance", "snapshot"])
+@pytest.mark.parametrize(
+    ("decisions", "error"),
+    [
+        ('[{"candidate_id": "fact-zzzz", "action": "keep"}]', "no candidate 'fact-zzzz'"),
+        ("{", "malformed JSON at line 1 column 2"),
+    ],
+)
+def test_bad_decisions_with_an_answer_are_one_line(
+    convo: Path, tmp_path: Path, command: str, decisions: str, error: str
+) -> None:
+    # walk12 #18: the answer's note had come first, then the error: two lines.
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Sorry, nothing to add.", encoding="utf-8")
+    bad = tmp_path / "decisions.json"
+    bad.write_text(decisions, encoding="utf-8")
+    code, _, err = invoke(command, str(convo), "--answer", str(answer), "--decisions", str(bad))
+    assert code == 2 and err == f"contextward: error: decisions {bad}: {error}\n"
+    good = tmp_path / "none.json"
+    good.write_text("[]", encoding="utf-8")
+    code, _, err = invoke(command, str(convo), "--answer", str(answer), "--decisions", str(good))
+    assert code == 0
+    assert err == "contextward: answer not used (the model's answer holds no JSON): rules mode\n"

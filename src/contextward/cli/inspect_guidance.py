@@ -6,7 +6,7 @@ import click
 
 from ..inspect import InspectError, build_guidance
 from ._io import BadInput
-from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions, notices
 
 
 @click.command("guidance")
@@ -19,12 +19,13 @@ def command(
     file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
 ) -> None:
     """Print compaction guidance for a transcript (review decisions applied by candidate id)."""
-    result = load(file, fmt, answer)
     decisions = load_decisions(decisions_path)
+    result = load(file, fmt, answer, notice=False, provider_notes=False)
     try:
         guidance = build_guidance(result, decisions)
     except InspectError as exc:
         raise BadInput(f"decisions {decisions_path}: {exc}") from None
+    notices(file, result, fmt, answer)  # after the decisions are known good: one line if not
     if as_json:
         click.echo(dumps({**guidance.to_dict(), **result.provider_notes()}))
     else:

@@ -46,12 +46,19 @@ _PREVIEW = 72
 
 
 def load(
-    path: str, fmt: str | None, answer: str | None = None, *, notice: bool = True
+    path: str,
+    fmt: str | None,
+    answer: str | None = None,
+    *,
+    notice: bool = True,
+    provider_notes: bool = True,
 ) -> InspectionResult:
     """Inspect the transcript at ``path`` (``-`` for stdin), in provider mode with ``answer``.
 
     A transcript none of whose messages could be read is bad input; one that lost some
-    is said on stderr (``notice``), since the rest was inspected without them.
+    is said on stderr (``notice``), since the rest was inspected without them, and so is
+    what became of the answer (``provider_notes``). A command that may still refuse its
+    other input says them after it (``notices``): a refusal is its one line.
     """
     provider = Answered(answer_text(answer, path)) if answer is not None else None
     config = policy_for(project_root())  # the project's thresholds, if it sets any
@@ -61,9 +68,16 @@ def load(
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
     read_all(path, result.messages, result.skipped, notice=notice, fmt=fmt)
-    if provider is not None:
+    if provider is not None and provider_notes:
         provider_notice(result)
     return result
+
+
+def notices(path: str, result: InspectionResult, fmt: str | None, answer: str | None) -> None:
+    """What ``load(…, notice=False, provider_notes=False)`` left unsaid, said now."""
+    read_all(path, result.messages, result.skipped, notice=True, fmt=fmt)
+    if answer is not None:
+        provider_notice(result)
 
 
 def provider_notice(result: InspectionResult) -> None:

@@ -7,7 +7,7 @@ import click
 from ..inspect import InspectError, snapshot_of
 from ..printable import counted
 from ._io import BadInput, say
-from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, preview
+from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, notices, preview
 
 
 @click.command("snapshot")
@@ -20,11 +20,13 @@ def command(
     file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
 ) -> None:
     """Snapshot what must survive compaction: kept and (conservatively) unresolved candidates."""
-    result = load(file, fmt, answer)
+    decisions = load_decisions(decisions_path)
+    result = load(file, fmt, answer, notice=False, provider_notes=False)
     try:
-        snapshot = snapshot_of(result, load_decisions(decisions_path))
+        snapshot = snapshot_of(result, decisions)
     except InspectError as exc:
         raise BadInput(f"decisions {decisions_path}: {exc}") from None
+    notices(file, result, fmt, answer)  # after the decisions are known good: one line if not
     if as_json:
         click.echo(snapshot.to_json())
         return
