@@ -1738,3 +1738,17 @@ def test_an_approval_whose_condition_swaps_the_plan_still_retires_it(reply: str)
         Message("u2", "user", reply),
     )
     assert retired(result, plan)
+
+
+def test_a_bare_pick_still_retires_the_owner_s_choice_of_a_latin_named_option() -> None:
+    # The guard above keeps "先 docker compose 吧" retiring "部署用 k8s。" (probe Q10).
+    result = run(
+        Message("u0", "user", "把订单服务部署到生产。"),
+        Message("a0", "assistant", "好的。"),
+        Message("u1", "user", "部署用 k8s。"),
+        Message(
+            "a1", "assistant", "目前只有两台机器，要我写 Helm chart 吗？还是先用 docker compose？"
+        ),
+        Message("u2", "user", "先 docker compose 吧，k8s 以后再说。"),
+    )
+    assert retired(result, "部署用 k8s。")
