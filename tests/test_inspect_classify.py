@@ -346,3 +346,16 @@ def test_the_assistant_s_next_look_is_noise_and_where_it_puts_a_thing_a_plan(
     text: str, expected: str
 ) -> None:
     assert kind(text, role="assistant") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Commit messages in English, please.", "Two-space indents in the YAML files pls."],
+)
+def test_what_the_owner_asks_with_please_and_no_cue_is_a_requirement(text: str) -> None:
+    # walk13 #1: these were plain facts, so a summary that dropped them restored nothing.
+    assert kind(text) == "requirement"
+
+
+def test_a_question_with_please_stays_a_request() -> None:
+    assert kind("Could you please check the deploy logs?") == "todo"
