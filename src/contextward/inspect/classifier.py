@@ -70,7 +70,6 @@ class Classification:
 _QUESTION = re.compile(r"[?？]\s*$")
 _WOULD = re.compile(r"\b(?:would|wouldn'?t)\b")
 _NUMBER = re.compile(r"\d")
-_PLEASE = re.compile(r"\b(?:please|pls|plz)\b")
 _LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
 # Words after "instead of" / "rather than" that name nothing: "rather than per
 # partition", "instead of changing consent behaviour".
@@ -312,7 +311,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             return _mem("correction", 0.85, "the user replaces something said earlier", True)
         if lx.OWNER_ASIDE.search(low) and weight(text) < 100 and not _NUMBER.search(text):
             return _noise("transient", 0.8, "the user reacting, or doing something themselves")
-        if _PLEASE.search(low) and not _QUESTION.search(text):
+        if lx.PLEASE.search(low) and not _QUESTION.search(text):
             # "Commit messages in English, please.": asked of the agent, with no cue word.
             return _mem("requirement", 0.82, "the user asks it of the agent (please)", replaces())
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())

@@ -26,7 +26,7 @@ from .classifier import (
 )
 from .continuation import MAX_QUOTES, classify_summary, is_continuation, summary_units
 from .draft import Draft
-from .lexicon import ASKS, IDENTIFIER, REASON
+from .lexicon import ASKS, DIGIT, IDENTIFIER, PLEASE, REASON
 from .message import Message, fold, own_block
 from .policy import PolicyConfig, decide
 from .provider import CandidateProvider, Proposal, propose
@@ -38,10 +38,9 @@ NOISE_PREVIEW = 160
 #: Provider mode: a rules noise call the model overturns keeps at most this much of its
 #: own confidence (the model's own confidence decides).
 MAX_CONFIRMED = 0.8
-_DIGIT = re.compile(r"\d")
 _ASKS_BACK = re.compile(r"[?？]\s*$")
-# "Commit messages in English, please.", "以后提交信息用英文写。": asked of the agent.
-_ASKED_OF = re.compile(r"\b(?:please|pls|plz)\b|^(?:以后|今后|往后|请|记得|一律|统一)")
+# "以后提交信息用英文写。", "记得…": asked of the agent, as "…, please" is.
+_ASKED_OF_ZH = re.compile(r"^(?:以后|今后|往后|请|记得|一律|统一)")
 _INSTRUCTS = re.compile(
     r"(?:(?:ok(?:ay)?|yes|yeah|sure|fine|then|also|and|so|please|pls|no|nah|好的?|行|嗯|可以|那)[,，!.。 ]+)*"
     r"(?:(?:let'?s|don'?t|do|leave|skip|keep|put|squash|drop|add|use|make|write|go|try|ship|wait|"
@@ -447,10 +446,11 @@ def _remark(d: Draft, asked: set[int]) -> bool:
     "可以接受"), where "Both, then.", "skip the changelog" or "先做迁移。" stand."""
     return (
         d.kind == "fact"
-        and not (IDENTIFIER.search(d.content) or _DIGIT.search(d.content))
+        and not (IDENTIFIER.search(d.content) or DIGIT.search(d.content))
         and d.turn - 1 not in asked
         and not _INSTRUCTS.match(d.text.casefold())
-        and not _ASKED_OF.search(d.text.casefold())
+        and not PLEASE.search(d.text.casefold())
+        and not _ASKED_OF_ZH.match(d.text)
         and not d.supersedes
     )
 

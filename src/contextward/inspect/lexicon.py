@@ -314,6 +314,10 @@ class _Identifier:
 
 
 IDENTIFIER = _Identifier()
+#: A digit anywhere: a number a statement names.
+DIGIT = re.compile(r"\d")
+#: "Commit messages in English, please.": asked of the agent, whatever else it says.
+PLEASE = re.compile(r"\b(?:please|pls|plz)\b")
 
 # "cannot be downgraded over OTA", "KEDA is installed cluster-wide": what later work must
 # live with.

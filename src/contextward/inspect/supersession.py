@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from .classifier import replaced_subject
 from .draft import Draft
-from .lexicon import ADDITIVE, DECLARATIVE, IMPERATIVE, SUPERSEDE
+from .lexicon import ADDITIVE, DECLARATIVE, DIGIT, IMPERATIVE, SUPERSEDE
 from .segment import list_number
 
 _GROUPS: dict[str, str] = {
@@ -39,7 +39,6 @@ _WORD = re.compile(r"[a-z0-9_./-]{3,}|\d+|[\u4e00-\u9fff]{2,}")
 # "I first tried X" tells history; it does not retire the current choice.
 _HISTORY = re.compile(r"\b(?:tried|attempted|first used|experimented)\b|试过|尝试过|试了", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[a-z]")
 _TOKEN = re.compile(r"[a-z]+")
 # A number and the unit after it: "30 days", "5 attempts", "15 min", "60 秒", "10 MB".
@@ -1485,7 +1484,7 @@ def _values(text: str) -> dict[str, list[float]]:
     """
     low = _NUMBER_WORD.sub(_digits, text.casefold())
     out: dict[str, list[float]] = {}
-    if not _DIGIT.search(low):
+    if not DIGIT.search(low):
         return out  # every value below starts with a digit
     taken = []  # spans already read as a rate or a time of day
     for match in _RATE.finditer(low):
