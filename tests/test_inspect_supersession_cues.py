@@ -731,6 +731,20 @@ def test_the_assistant_turning_down_its_own_plan_by_name_retires_it() -> None:
     assert not retired(result, finding)
 
 
+def test_the_assistant_turning_down_its_own_plan_by_one_name_retires_it() -> None:
+    """One name the plan gave ("Sentry") is enough; a shared common word is not."""
+    plan = "We'll use Sentry's hosted service for the crash reports."
+    other = "I'll use a 30-day retention for the crash reports."
+    result = run(
+        Message("u0", "user", "Add crash reporting to the desktop app."),
+        Message("a0", "assistant", f"{plan} {other}"),
+        Message("u1", "user", "Customer data never leaves our servers."),
+        Message("a1", "assistant", "Then Sentry is out, since our data would leave the building."),
+    )
+    assert retired(result, plan)
+    assert not retired(result, other)
+
+
 @pytest.mark.parametrize(
     ("trial", "result_text"),
     [
@@ -1752,3 +1766,14 @@ def test_a_bare_pick_still_retires_the_owner_s_choice_of_a_latin_named_option() 
         Message("u2", "user", "先 docker compose 吧，k8s 以后再说。"),
     )
     assert retired(result, "部署用 k8s。")
+
+
+def test_use_that_not_x_after_a_remark_is_the_owner_s_choice_and_retires_the_plan() -> None:
+    plan = "I'll use winston for the request logs."
+    result = run(
+        Message("u0", "user", "Add request logging to the API."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "the other services log with pino, use that, not winston"),
+    )
+    assert kind("the other services log with pino, use that, not winston") == "decision"
+    assert retired(result, plan)

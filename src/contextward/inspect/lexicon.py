@@ -189,6 +189,7 @@ DECISION = _re(
     r"stick with|switch to|move to|build on|rely on)|(?:decided|decide) (?:to|on)|going with|go with|"
     r"chose|chosen|picked|opted for|settled on|agreed on|landed on|standardi[sz]ed on|"
     r"let'?s (?:use|go with|stick with|switch to|keep using|store|adopt)|use \S+(?: \S+)? instead|"
+    r"use \S+(?: \S+)?,\s*not\b|"
     r"switch(?:ed|ing)? (?:to|over to)|the plan is|we(?:'re| are) (?:using|storing|going with)|"
     r"final (?:choice|answer|pick|decision)|the (?:\w+ )?fix (?:goes|is|will be)|"
     r"(?:using|opening|storing|moving|switching|keeping) (?:\S+ ){0,3}(?:instead|in|with|to))\b|"

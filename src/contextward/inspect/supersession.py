@@ -1953,6 +1953,7 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
     outranks a finding that happens to share a word with it.
     """
     named = _latin(_words(new.text))
+    names = _names(new.text)
     best: Draft | None = None
     best_score = (False, 0)
     for old in reversed(earlier):
@@ -1963,7 +1964,10 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
         if (old.role != "assistant" and not trial) or old.kind not in ("decision", "fact"):
             continue
         shared = len(named & _words(old.text))
-        if shared < (1 if gap <= ADJACENT and not own else 2):
+        # "Then Algolia is out": a name its own plan gave is enough; two common words
+        # are needed otherwise.
+        own_name = own and bool(names & _names(old.text))
+        if shared < (1 if (gap <= ADJACENT and not own) or own_name else 2):
             continue
         plan = old.kind == "decision" or bool(_PLAN.search(old.text.casefold()))
         if own and not plan:
