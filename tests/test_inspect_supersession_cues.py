@@ -1777,3 +1777,59 @@ def test_use_that_not_x_after_a_remark_is_the_owner_s_choice_and_retires_the_pla
     )
     assert kind("the other services log with pino, use that, not winston") == "decision"
     assert retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    ("pending", "later"),
+    [
+        (
+            "The `orders` and `invoices` endpoints are migrated; `refunds` is not migrated yet.",
+            "All three endpoints (`orders`, `invoices`, `refunds`) are migrated and pass.",
+        ),
+        (
+            "Search on `/products` renders, but its p95 is 640 ms, below the 400 ms target.",
+            "Search on `/products` now renders with p95 at 310 ms after the index.",
+        ),
+        (
+            "`payment-svc` 和 `ledger-svc` 的镜像已经构建好，还没推送到仓库。",
+            "`payment-svc` 和 `ledger-svc` 的镜像都已推送到仓库并部署到 staging。",
+        ),
+    ],
+)
+def test_a_pending_status_is_replaced_by_a_later_status_of_the_same_things(
+    pending: str, later: str
+) -> None:
+    done = "The `orders` endpoint keeps its v1 response shape."
+    result = run(
+        Message("u0", "user", "Move the API to the new framework."),
+        Message("a0", "assistant", f"{done} {pending}"),
+        Message("u1", "user", "ok, go on"),
+        Message("a1", "assistant", later),
+    )
+    assert retired(result, pending)
+    assert not retired(result, later)
+    assert not retired(result, done)
+
+
+def test_a_pending_status_stays_when_the_later_report_is_about_other_things() -> None:
+    pending = "The `orders` and `invoices` endpoints are migrated; `refunds` is not migrated yet."
+    later = "The `search` and `catalog` pages render in the new layout."
+    result = run(
+        Message("u0", "user", "Move the API to the new framework."),
+        Message("a0", "assistant", pending),
+        Message("u1", "user", "also the pages"),
+        Message("a1", "assistant", later),
+    )
+    assert not retired(result, pending)
+
+
+def test_what_is_done_stays_done_when_a_later_report_names_it() -> None:
+    finding = "The `orders` and `invoices` endpoints are migrated and pass."
+    later = "The `orders` and `invoices` endpoints are deployed to staging; `refunds` is not migrated yet."
+    result = run(
+        Message("u0", "user", "Move the API to the new framework."),
+        Message("a0", "assistant", finding),
+        Message("u1", "user", "ok"),
+        Message("a1", "assistant", later),
+    )
+    assert not retired(result, finding)

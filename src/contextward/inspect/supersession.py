@@ -163,6 +163,8 @@ def link(drafts: Sequence[Draft]) -> None:
             continue  # "能不能改成 50 条？", "could we make it 50?": asked, not yet decided
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
+        for old in _progressed(new, far.before(index)):
+            _retire(old, new)
         if new.role != "user" or new.replaces or not _values(new.text):
             pass  # the two rules below read a value the owner sets
         elif new.kind in _DIRECTIVE:
@@ -1361,6 +1363,44 @@ def _first_clause(text: str) -> str:
 
 
 _CLAUSE = re.compile(r"[,;:，；：。—–]|\s-\s")
+
+
+def _progressed(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
+    """The assistant's earlier states a later state of the same things replaces."""
+    if not _report(new):
+        return []
+    names = _names(new.text)
+    out = []
+    for old in earlier:
+        if not _report(old) or old.superseded_by is not None or old.turn == new.turn:
+            continue
+        if not _PENDING.search(old.text.casefold()):
+            continue  # what is done or found stays so
+        shared = names & _names(old.text)
+        if len(shared) >= 2:
+            out.append(old)
+    return out
+
+
+_PROGRESS = re.compile(
+    r"\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|works?|green|ported|pushed|committed|deployed|"
+    r"merged|builds?|renders?|done|in place|not (?:\w+ )?yet|(?:isn|hasn|haven|aren)'t)\b|"
+    r"已|未|尚未|还没|失败|失敗|通过|通過|达标|超标|挂了|跑通"
+)
+
+
+_PENDING = re.compile(
+    r"\bnot (?:\w+ )?yet\b|n't (?:\w+ )?(?:\w+ )?yet\b|\bbelow\b|"
+    r"尚未|还没|還沒|挂了|没达标|沒達標|超标|未(?:提交|推送|发布|部署|合并|push|commit)"
+)
+
+
+def _report(draft: Draft) -> bool:
+    return (
+        draft.role == "assistant"
+        and draft.kind in ("fact", "state", "todo")
+        and bool(_PROGRESS.search(draft.text.casefold()))
+    )
 
 
 def _finding(draft: Draft) -> bool:
