@@ -73,6 +73,11 @@ MAX_BACK = 2000
 #: name or shared words. A long session stays linear, and by then what was said further
 #: back has been compacted already.
 FAR_REACH = 200
+
+# One statement is compared with every later one within reach: its words and values
+# are read once. Callers never mutate what these return.
+_CACHE = 4096
+
 _STOP = frozenset(
     [
         "the",
@@ -1366,41 +1371,47 @@ _CLAUSE = re.compile(r"[,;:，；：。—–]|\s-\s")
 
 
 def _progressed(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
-    """The assistant's earlier states a later state of the same things replaces."""
-    if not _report(new):
+    """The assistant's pending statuses ("refunds is not migrated yet", "below the 90
+    target", "还没推送") that its later report on the same two things replaces; what is
+    done or found stays so."""
+    if not _reporting(new) or not _report(new.text)[0]:
         return []
-    names = _names(new.text)
-    out = []
-    for old in earlier:
-        if not _report(old) or old.superseded_by is not None or old.turn == new.turn:
-            continue
-        if not _PENDING.search(old.text.casefold()):
-            continue  # what is done or found stays so
-        shared = names & _names(old.text)
-        if len(shared) >= 2:
-            out.append(old)
-    return out
+    names = _report(new.text)[1]
+    return [
+        old
+        for old in earlier
+        if _reporting(old)
+        and old.superseded_by is None
+        and old.turn != new.turn
+        and _report(old.text)[0] == "pending"
+        and len(names & _report(old.text)[1]) >= 2
+    ]
 
 
+def _reporting(draft: Draft) -> bool:
+    return draft.role == "assistant" and draft.kind in ("fact", "state", "todo")
+
+
+# A status report: what passes, works, is ported or pushed, or is not yet.
 _PROGRESS = re.compile(
     r"\b(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing)?|works?|green|ported|pushed|committed|deployed|"
     r"merged|builds?|renders?|done|in place|not (?:\w+ )?yet|(?:isn|hasn|haven|aren)'t)\b|"
     r"已|未|尚未|还没|失败|失敗|通过|通過|达标|超标|挂了|跑通"
 )
-
-
+# What a status says is still open.
 _PENDING = re.compile(
     r"\bnot (?:\w+ )?yet\b|n't (?:\w+ )?(?:\w+ )?yet\b|\bbelow\b|"
     r"尚未|还没|還沒|挂了|没达标|沒達標|超标|未(?:提交|推送|发布|部署|合并|push|commit)"
 )
 
 
-def _report(draft: Draft) -> bool:
-    return (
-        draft.role == "assistant"
-        and draft.kind in ("fact", "state", "todo")
-        and bool(_PROGRESS.search(draft.text.casefold()))
-    )
+@lru_cache(maxsize=_CACHE)
+def _report(text: str) -> tuple[str, frozenset[str]]:
+    """Whether ``text`` reports status ("pending", "report" or "") and the names it gives."""
+    low = text.casefold()
+    if not _PROGRESS.search(low):
+        return "", frozenset()
+    return ("pending" if _PENDING.search(low) else "report"), _names(text)
 
 
 def _finding(draft: Draft) -> bool:
@@ -1506,9 +1517,6 @@ _BYTES = {
 }
 
 
-# One statement is compared with every later one within reach: its words and values
-# are read once. Callers never mutate what these return.
-_CACHE = 4096
 # Counts of tries, in any word for them: one dimension where the statement is about
 # retrying ("Retry at most 3 times." and "Make it 5 retries.").
 _TRY_UNITS = frozenset(("tim", "att", "ret", "tri", "次"))
