@@ -1833,3 +1833,42 @@ def test_what_is_done_stays_done_when_a_later_report_names_it() -> None:
         Message("a1", "assistant", later),
     )
     assert not retired(result, finding)
+
+
+@pytest.mark.parametrize("pause", ["Wait.", "hold on!", "ok wait…", "等一下！", "稍等"])
+def test_a_bare_pause_is_no_correction_and_retires_nothing(pause: str) -> None:
+    plan = "Go with option B: pin the lockfile and rebuild the image."
+    result = run(
+        Message("u0", "user", "The nightly image build is flaky."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", pause),
+    )
+    assert kind(pause) == "transient"
+    assert not retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what about storage, local storage ok for 5000 bookmarks?",
+        "What about storage, local storage ok for 5000 bookmarks?",
+    ],
+)
+def test_a_what_about_question_is_asked_not_decided(question: str) -> None:
+    limit = "3 bookmarks per book max."
+    result = run(
+        Message("u0", "user", f"Add bookmarks to the reader. {limit}"),
+        Message("a0", "assistant", "Bookmarks are stored in local storage as one serialized list."),
+        Message("u1", "user", question),
+    )
+    assert not retired(result, limit)
+
+
+def test_a_question_that_pushes_back_on_the_plan_replaces_it() -> None:
+    plan = "I'd split the handlers into nine files, one per route."
+    result = run(
+        Message("u0", "user", "Split handlers.py up, please."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "Could we keep it to three files, though?"),
+    )
+    assert retired(result, plan)

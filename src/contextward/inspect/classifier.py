@@ -127,6 +127,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
         return _noise("transient", 0.95, "an acknowledgement")
+    if lx.HOLD.match(low):
+        return _noise("transient", 0.9, "a pause ('wait', 'hold on'): what it changes comes next")
     if ctx.role == "user" and weight(text) < 40 and lx.PICK.match(low):
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
     if ctx.role == "user" and weight(text) < 40 and lx.APPROVAL.match(low):

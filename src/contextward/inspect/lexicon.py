@@ -77,6 +77,11 @@ _ACK_WORD = (
 )
 #: One acknowledgement or a few in a row ("ok, carry on", "thanks, that's all").
 ACK = _re(rf"^{_ACK_WORD}(?:[\s.!,，。！~…]+{_ACK_WORD})*[\s.!,，。！~…]*$")
+#: A bare "Wait." or "hold on": a pause; what it takes back, if anything, comes after it.
+HOLD = _re(
+    r"^\W*(?:(?:hm+|ok(?:ay)?|oh|ah|no|wait|hold on|hang on|one sec(?:ond)?|等一下|等下|等等|稍等)\W*)*"
+    r"(?:wait|hold on|hang on|one sec(?:ond)?|等一下|等下|等等|稍等)\W*$"
+)
 
 
 class _StartOrAnywhere:

@@ -164,8 +164,10 @@ def link(drafts: Sequence[Draft]) -> None:
         # Only what was said within reach is compared: a long session stays linear.
         recent = near.before(index)
         previous = adjacent.before(index)
-        if new.role == "user" and _ASKING.search(new.text):
-            continue  # "能不能改成 50 条？", "could we make it 50?": asked, not yet decided
+        if new.role == "user" and _ASKING.search(new.text.casefold()):
+            # "能不能改成 50 条？", "Could we make it 50?": asked, not yet decided; "Could we
+            # keep it to four, though?" pushes back.
+            continue
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
         for old in _progressed(new, far.before(index)):
@@ -359,7 +361,8 @@ def link(drafts: Sequence[Draft]) -> None:
 
 # An owner's question about a change: "能不能改成 50 条？", "could we switch to 50?".
 _ASKING = re.compile(
-    r"^(?:can|could|should|shall|would|do|does|is|are)\b[^.!。]*\?\s*$|"
+    r"^(?:can|could|should|shall|would|do|does|is|are)\b(?![^.!。]*\bthough\s*\?\s*$)[^.!。]*\?\s*$|"
+    r"^(?:what|how) about\b[^.!。]*\?\s*$|"
     r"(?:能不能|可不可以|要不要|是不是|行不行)[^。！]*[？?]\s*$"
 )
 
