@@ -1872,3 +1872,20 @@ def test_a_question_that_pushes_back_on_the_plan_replaces_it() -> None:
         Message("u1", "user", "Could we keep it to three files, though?"),
     )
     assert retired(result, plan)
+
+
+@pytest.mark.parametrize(
+    "go_ahead", ["commit 吧，message 你看着写，别 push", "merge 吧，changelog 你看着写，别打 tag"]
+)
+def test_letting_the_agent_act_is_no_bare_value_in_place_of_the_owner_s_rule(
+    go_ahead: str,
+) -> None:
+    rule = "发版前必须先在 iOS 和安卓真机上跑一遍回归，版本号 3.2.0。"
+    result = run(
+        Message("u0", "user", "订单导出偶尔超时，修一下。"),
+        Message("a0", "assistant", "好。"),
+        Message("u1", "user", rule),
+        Message("a1", "assistant", "改好了，测试都过了。"),
+        Message("u2", "user", go_ahead),
+    )
+    assert not retired(result, rule)

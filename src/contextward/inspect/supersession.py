@@ -809,6 +809,8 @@ _BARE = re.compile(
 # clause that is a value and a particle of choosing.
 _BARE_ZH = re.compile(
     r"(?:^|[，,。；;]\s*)(?:还是|先|就|那就|那)?\s*(?:上|用|改用|换成|升到|降到|改成|改为|调到)?\s*"
+    # "commit 吧", "push 吧": an act the owner lets the agent do, no option in place of one.
+    r"(?!(?:commit|push|merge|rebase|deploy|release|ship|revert|build|test|run|go|start|ok|merge it)\s*吧)"
     r"(?P<value>[a-z0-9][\w.+-]*(?: [a-z0-9][\w.+-]*)?)\s*(?P<cue>吧|就行了?|就够了|够了)"
 )
 _NUMBER_TOKEN = re.compile(r"^v?\d+(?:\.\d+)*(?:e[-+]?\d+)?$")
