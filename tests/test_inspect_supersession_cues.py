@@ -1889,3 +1889,37 @@ def test_letting_the_agent_act_is_no_bare_value_in_place_of_the_owner_s_rule(
         Message("u2", "user", go_ahead),
     )
     assert not retired(result, rule)
+
+
+def test_a_lead_in_that_explains_the_change_after_it_retires_nothing_by_shared_words() -> None:
+    rule = "The upload endpoint has to answer within 3 seconds, because the mobile client gives up after that."
+    job = "Let's add a cleanup job that deletes uploads older than 7 days."
+    result = run(
+        Message("u0", "user", "Make photo uploads resumable."),
+        Message("a0", "assistant", "Done: chunked uploads with a resume token."),
+        Message("u1", "user", rule),
+        Message("a1", "assistant", "Noted. The chunks table will grow though."),
+        Message("u2", "user", job),
+        Message("a2", "assistant", "Added."),
+        Message(
+            "u3",
+            "user",
+            "Actually, wait — support says the mobile client retries failed uploads for "
+            "up to a month. Keep uploads for 45 days instead of 7.",
+        ),
+    )
+    assert not retired(result, rule)
+    assert retired(result, job)
+
+
+def test_a_lead_in_that_calls_something_off_still_retires_it() -> None:
+    result = run(
+        Message("u0", "user", "The nightly ETL job runs out of memory."),
+        Message("a0", "assistant", "Either scale up the instance or read in chunks."),
+        Message("u1", "user", "scale up"),
+        Message("a1", "assistant", "Resizing the instance."),
+        Message(
+            "u2", "user", "forget the scale-up, cost review is next week. read 5000 rows at a time"
+        ),
+    )
+    assert retired(result, "scale up")

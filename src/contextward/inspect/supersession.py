@@ -349,6 +349,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # The assistant retires only what it names or a value it changes: shared
             # words alone retire its own findings when it merely elaborates on them.
             and new.role != "assistant"
+            and not _change_follows(new, memory[index + 1 :])
         ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
@@ -2033,6 +2034,28 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
 
 def _latin(words: frozenset[str]) -> frozenset[str]:
     return frozenset(w for w in words if w.isascii())
+
+
+# "forget the scale-up, …", "物化视图不用了，…": a lead-in that names what goes.
+_NAMES_WHAT_GOES = re.compile(
+    r"\b(?:forget|scrap|scratch|drop|ditch|skip|no more|stop)\b|不用了|不要了|不做了|算了|别用|去掉"
+)
+
+
+def _change_follows(new: Draft, later: Sequence[Draft]) -> bool:
+    """Whether the owner's next statement in the same turn gives the change ``new`` leads
+    up to: "Actually, wait — finance replays events two months later. Make the retention
+    90 days instead of 30." The lead-in explains; it retires nothing by shared words."""
+    following = next(iter(later), None)
+    return (
+        new.kind == "correction"
+        and not _calls_off(new)
+        and not _NAMES_WHAT_GOES.search(new.text.casefold())
+        and following is not None
+        and following.turn == new.turn
+        and following.role == new.role
+        and (following.replaces or bool(_values(following.text)))
+    )
 
 
 def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
