@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 #: What a masked secret becomes; the label says which kind was found.
 MASK = "[secret:{kind}]"
@@ -196,15 +197,59 @@ def mask(text: str) -> str:
 
 def mask_count(text: str) -> tuple[str, int]:
     """Return the masked text and how many secrets were masked."""
+    if len(text) <= _MEMO_CHARS:
+        return _mask_short(text)
+    return _mask_count(text)
+
+
+#: Masking a snapshot reads each candidate's text several times (its item, its candidate,
+#: the guidance): texts this short are masked once (at most 32 MiB held).
+_MEMO_CHARS = 1024
+
+
+@lru_cache(maxsize=32768)
+def _mask_short(text: str) -> tuple[str, int]:
+    return _mask_count(text)
+
+
+def _mask_count(text: str) -> tuple[str, int]:
+    if not _ANY.search(text):
+        return text, 0  # most text holds no secret: one scan instead of one per pattern
     total = 0
-    for kind, pattern in _PATTERNS:
-        if "secret" in pattern.groupindex:
-            text, count = pattern.subn(_group_replacer(kind), text)
-        else:
-            text, count = pattern.subn(MASK.format(kind=kind), text)
+    for pattern, replacement in _REPLACEMENTS:
+        text, count = pattern.subn(replacement, text)
         total += count
     return text, total
 
+
+def _scoped(pattern: str, number: int) -> str:
+    """``pattern`` as one alternative among others: its leading flags scoped to it and
+    its group names made its own (names repeat across patterns)."""
+    flags = re.match(r"\(\?([a-z]+)\)", pattern)
+    body = pattern[flags.end() :] if flags else pattern
+    body = re.sub(r"\(\?(P<|P=|\()(\w+)([>)])", rf"(?\1\2_{number}\3", body)
+    return f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})"
+
+
+#: Whether any pattern matches: text none matches comes out of ``mask`` unchanged.
+_ANY = re.compile("|".join(_scoped(pattern, n) for n, (_, pattern) in enumerate(_SPECS)))
+
+
+def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
+    label = MASK.format(kind=kind)
+
+    def replace(match: re.Match[str]) -> str:
+        whole, start = match.group(), match.start()
+        inner_start, inner_end = match.span("secret")
+        return whole[: inner_start - start] + label + whole[inner_end - start :]
+
+    return replace
+
+
+_REPLACEMENTS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = tuple(
+    (pattern, _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind))
+    for kind, pattern in _PATTERNS
+)
 
 #: How far past a cut ``prefix`` looks for a secret the cut would split.
 _REACH = 256
@@ -240,17 +285,6 @@ def prefix(text: str, limit: int) -> str:
                 if start < end < stop:
                     end, moved = start, True
     return text[:end]
-
-
-def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
-    label = MASK.format(kind=kind)
-
-    def replace(match: re.Match[str]) -> str:
-        whole, start = match.group(), match.start()
-        inner_start, inner_end = match.span("secret")
-        return whole[: inner_start - start] + label + whole[inner_end - start :]
-
-    return replace
 
 
 def mask_data(value: object) -> object:
