@@ -21,7 +21,8 @@ Must never: print, or call a model. Hosts, the CLI, the bridge and MCP call it.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -109,6 +110,80 @@ def messages_since_compaction(messages: Iterable[Message]) -> Iterator[Message]:
             held = []
         held.append(message)
     yield from held
+
+
+#: ``within_time`` inspects the last this much prose to warm up (the rules compile their
+#: patterns and fill their caches on first use), then the this much before it, timed.
+WARM_CHARS = 64 << 10
+SAMPLE_CHARS = 128 << 10
+#: What storing one kept statement in the snapshot costs (masked, compared with the last
+#: snapshot's items), in characters of prose read: measured 100 to 280.
+KEPT_COST = 250
+
+
+@dataclass(frozen=True, slots=True)
+class Affordable:
+    """The messages an inspection can read before a deadline, and how many it left out."""
+
+    messages: list[Message]
+    left_out: int
+
+
+def within_time(
+    messages: Iterable[Message],
+    *,
+    deadline: float,
+    config: PolicyConfig | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Affordable:
+    """The last of ``messages`` (since the last compaction) that inspection reads before
+    ``deadline`` (``clock`` seconds), measured on this machine, now.
+
+    A hook is killed at its host's timeout (PreCompact: 30 s as installed), and prose
+    costs far more to read than tool output: 32 MiB of tool logs takes seconds, the
+    same of dense prose minutes on a busy machine. So a sample of the session's end is
+    read first, to time the rate, and as many messages as the rest of the time allows
+    are read, the latest first. The end is what is about to be compacted; what is left
+    out is the oldest, and the owner's recorded words and the previous snapshot still
+    stand for it.
+    """
+    held = list(messages_since_compaction(messages))
+    costs = [_cost(message) for message in held]
+    total = sum(costs)
+    if total <= WARM_CHARS + SAMPLE_CHARS:
+        return Affordable(held, 0)
+    warm, warmed = _suffix(costs, WARM_CHARS)
+    inspect_messages(held[warm:], config=config)
+    start, sampled = _suffix(costs, warmed + SAMPLE_CHARS)
+    began = clock()
+    sample = inspect_messages(held[start:warm], config=config)
+    rate = (sampled - warmed) / max(clock() - began, 1e-3)
+    # What is kept costs again when the snapshot is stored: dense prose keeps a
+    # statement every sentence or two, tool output almost none.
+    kept = sum(1 for candidate in sample.candidates if candidate.action != "drop")
+    per_char = 1 + KEPT_COST * kept / max(sampled - warmed, 1)
+    allowed = max(sampled, rate * (deadline - clock()) / per_char)
+    if allowed >= total:
+        return Affordable(held, 0)
+    start, _ = _suffix(costs, allowed)
+    return Affordable(held[start:], start)
+
+
+def _cost(message: Message) -> int:
+    """What reading ``message`` costs, in characters of prose: a tool's output is one
+    noise candidate, read only at its ends."""
+    return len(message.text) if message.role in ("user", "assistant") else 64
+
+
+def _suffix(costs: Sequence[int], budget: float) -> tuple[int, int]:
+    """The first index of the shortest suffix of ``costs`` that reaches ``budget`` (all of
+    them when none does), and its cost."""
+    spent = 0
+    for index in range(len(costs) - 1, -1, -1):
+        spent += costs[index]
+        if spent >= budget:
+            return index, spent
+    return 0, spent
 
 
 def project_items(
@@ -249,6 +324,10 @@ def _replaced_by_item(
     covers three things and is nobody's word ("Actually use httpx instead of requests."
     replaced the owner's "Use requests for the HTTP client.")."""
     out: dict[str, str] = {}
+    retired_by: dict[str, list[tuple[bool, int, int, str]]] = {}
+    for n, old in enumerate(carried):
+        if old.id in gone:
+            retired_by.setdefault(gone[old.id], []).append((old.id in agent, 1, n, old.content))
     for item in snapshot.items:
         if item.id not in inspected or not terse(item.content):
             continue
@@ -257,11 +336,7 @@ def _replaced_by_item(
             for n, old in enumerate(inspected[item.id].supersedes)
             if old in inspected and inspected[old].role != "system"
         ]
-        said += [
-            (old.id in agent, 1, n, old.content)
-            for n, old in enumerate(carried)
-            if gone.get(old.id) == item.id
-        ]
+        said += retired_by.get(item.id, [])
         if said:
             # The owner's first, then the session's, then the latest.
             out[item.id] = mask(min(said, key=lambda s: (s[0], s[1], -s[2]))[3])

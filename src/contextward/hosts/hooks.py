@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,6 +46,10 @@ MAX_DELTA = 1500
 #: PreCompact reads at most the last this many bytes of a transcript (32 MiB: about
 #: 3 s typical and 12 s for the densest prose at the measured rates).
 TRANSCRIPT_TAIL = 32 << 20
+#: PreCompact's inspection ends within this many seconds of the hook's start (hosts
+#: give PreCompact 30 s as installed): of prose too dense to read whole in time, the
+#: last messages are read, and the guidance says how many were left out.
+INSPECT_SECONDS = 15.0
 #: At most this many of the session's recorded owner prompts stand in for a transcript
 #: a compaction hook could not read.
 MAX_PROMPTS_IN_PLACE = 200
@@ -406,10 +411,12 @@ def pre_compact(
     session: Session, transcript_path: object, *, trigger: str, transcript_format: str | None = None
 ) -> Reply:
     """Snapshot what must survive (stored) and hand the guidance to the summariser."""
-    from ..compaction import capture
+    from ..compaction import capture, policy_for, within_time
     from ..inspect import Message
 
+    deadline = time.monotonic() + INSPECT_SECONDS
     label = f"{session.host}:{trigger}"
+    read = left_out = 0
     with session.open() as store, contextlib.ExitStack() as stack:
         # An unreadable, empty or unrecognised transcript must not cost the snapshot of
         # the project record, which is what matters most.
@@ -419,12 +426,28 @@ def pre_compact(
             # hooks recorded it, stands in for it ("never push to main" must survive).
             said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
             messages = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
+        else:
+            config = policy_for(store.root, session.env) if store.root else None
+            affordable = within_time(messages, deadline=deadline, config=config)
+            messages, read, left_out = (
+                affordable.messages,
+                len(affordable.messages),
+                affordable.left_out,
+            )
         taken = capture(
             store, messages, session_id=session.session_id, label=label, env=session.env
         )
         _session_data(store, session)
         store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
-    return Reply(plain=bounded(taken.guidance))
+    guidance = taken.guidance
+    if left_out:
+        # First, so the cap never cuts it.
+        guidance = (
+            f"(contextward read the last {read} messages of the transcript; the"
+            f" {left_out} before them were too long to read within {INSPECT_SECONDS:g} s.)"
+            f"\n\n{guidance}"
+        )
+    return Reply(plain=bounded(guidance))
 
 
 def _transcript_tail(
