@@ -843,3 +843,23 @@ def test_the_value_a_move_retires_is_no_anchor_either(item: str, faithful: str, 
     status, reason = judge(item, faithful, "decision")
     assert status == "preserved", reason
     assert judge(item, stale, "decision")[0] != "preserved"
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "status"),
+    [
+        # a measure word before its noun says nothing a summary must repeat
+        ("上线前写一些集成测试。", "上线前写集成测试。", "preserved"),
+        ("可以，但要加个开关。", "用户同意自动重试，但要加开关。", "preserved"),
+        # nor do "but" and "must" in Chinese, any more than in English
+        ("可以，但要加个开关。", "导出任务加自动重试，最多三次，并加开关。", "preserved"),
+        # the switch itself left out is lost, said off is a change, a count is a value
+        ("可以，但要加个开关。", "导出任务加自动重试，最多三次。", "lost"),
+        ("可以，但要加个开关。", "导出任务加自动重试，但不要加开关。", "changed"),
+        ("导出任务加两个开关。", "导出任务加开关。", "lost"),
+    ],
+)
+def test_a_chinese_measure_word_and_function_words_change_nothing(
+    item: str, summary: str, status: str
+) -> None:
+    assert judge(item, FILLER_ZH + summary, "correction")[0] == status

@@ -246,7 +246,7 @@ ZH_CUE_RE = re.compile(
 #: Chinese weekdays: values, cut out of a run like cue phrases so both sides split alike.
 ZH_WEEKDAY_RE = re.compile("(?:周|星期|礼拜)[一二三四五六日天]")
 ZH_SPLIT_RE = re.compile(f"{ZH_WEEKDAY_RE.pattern}|{ZH_CUE_RE.pattern}")
-_ZH_STOP_CHARS = frozenset("的了是在和与及把被也都就还而并或这那我们你他它之其着")
+_ZH_STOP_CHARS = frozenset("的了是在和与及把被也都就还而并或但要这那我们你他它之其着")
 
 
 def normalize(text: str, *, lower: bool = True) -> str:
@@ -433,10 +433,42 @@ def classify_word(token: str) -> str:
     return "word"
 
 
+#: Measure words (classifiers). A classifier before its noun changes nothing a
+#: summary must repeat: "加个开关", "加一个开关" and "加开关" all add a switch.
+_ZH_MEASURES = "个些条项种次件份位张台套"
+#: Where a measure character opens a word of its own ("个人", "条件", "项目", "次数").
+_ZH_MEASURE_WORDS = words(
+    "个人 个别 个性 个体 个子 个案 个数 个位 个月 个小 些许 些微 条件 条款 条例 条目 条理 项目 项链 "
+    "种类 种子 种植 次数 次要 次序 次日 次级 次性 件数 份额 位置 位于 张贴 台阶 套餐"
+)
+# A classifier counts as one only before its noun (another Chinese character, no word
+# of its own) and after what takes one: "一" (not the ordinal "第一"), a demonstrative,
+# or, for 个 and 些 alone, any other character ("加个开关", "写些测试"); 条, 项, 种, 次
+# after other characters are words' ends ("进度条", "选项", "各种", "其次"). A count in
+# other digits ("两个" is "2个") is a value, read before this.
+_ZH_MEASURE_CHARS = re.compile(f"[{_ZH_MEASURES}]")
+_ZH_MEASURE_RE = re.compile(
+    rf"(?:(?<!第)一[{_ZH_MEASURES}]|(?<=[这那哪每某几])[{_ZH_MEASURES}]|(?<=[{CJK_RANGE}])[个些])"
+    rf"(?=[{CJK_RANGE}])"
+)
+
+
+def _unmeasured(run: str) -> str:
+    """``run`` without the classifiers before its nouns."""
+
+    def fold(match: re.Match[str]) -> str:
+        end = match.end()
+        return match.group() if run[end - 1 : end + 1] in _ZH_MEASURE_WORDS else ""
+
+    return _ZH_MEASURE_RE.sub(fold, run)
+
+
 @lru_cache(maxsize=65536)
 def cjk_keys(run: str) -> tuple[str, ...]:
     """Character bigrams of a Chinese run after synonym folding, cue phrases cut out."""
     run = _ZH_SYNONYM_RE.sub(lambda m: _ZH_SYNONYMS[m.group()], run)
+    if _ZH_MEASURE_CHARS.search(run):
+        run = _unmeasured(run)
     keys = [VALUE_PREFIX + day for day in ZH_WEEKDAY_RE.findall(run)]
     for piece in _split_cues(run):
         if len(piece) == 1:
