@@ -317,6 +317,28 @@ def test_provider_mode_from_the_cli_prompt_then_answer(convo: Path, tmp_path: Pa
     assert code == 2 and err.count("\n") == 1
 
 
+def test_an_answer_repeating_one_proposal_still_reaches_the_proposals_after_it(
+    convo: Path, tmp_path: Path
+) -> None:
+    hunch = (
+        '{"kind": "risk", "source": "a3", "content": "I wonder whether the partner team'
+        ' still calls the legacy sync endpoint every night."}'
+    )
+    later = '{"kind": "goal", "source": "u1", "content": "Goal: ship OAuth login by Friday."}'
+    answer = tmp_path / "answer.txt"
+    answer.write_text(f'{{"candidates": [{", ".join([hunch] * 2001)}, {later}]}}', encoding="utf-8")
+    code, out, err = invoke("inspect", str(convo), "--json", "--answer", str(answer))
+    data = json.loads(out)
+    assert (code, data["mode"], data["provider_repeated"]) == (0, "provider", 2000)
+    assert "provider_rejected" not in data
+    kinds = {c["sources"][0]: (c["kind"], c["action"]) for c in data["candidates"]}
+    assert (kinds["a3"], kinds["u1"]) == (("risk", "keep"), ("goal", "keep"))
+    assert err == (
+        "contextward: 2000 proposals of the answer left out as word-for-word repeats "
+        "of an earlier one\n"
+    )
+
+
 def test_a_bad_answer_file_is_a_one_line_error(
     convo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -311,7 +311,12 @@ def test_an_answer_whose_every_proposal_is_rejected_is_not_used(tmp_path: Path) 
         ),
     )
     rules = json.loads(invoke("inspect", path, "--json")[1])
-    invented = {"candidates": [{"kind": "decision", "content": "Rewrite it in Rust."}] * 3}
+    invented = {
+        "candidates": [
+            {"kind": "decision", "content": f"Rewrite it in {language}."}
+            for language in ("Rust", "Zig", "Go")
+        ]
+    }
     answer = write(tmp_path, json.dumps(invented), "a.json")
     code, out, err = invoke("inspect", path, "--json", "--answer", answer)
     unused = (

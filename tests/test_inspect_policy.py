@@ -334,7 +334,9 @@ def test_provider_proposals_must_be_found_verbatim_and_are_re_decided() -> None:
         (Provider({"candidates": "nope"}), "provider output is not a list of candidates"),
         (Provider(42), "provider output is not a list of candidates"),
         (
-            Provider([{"kind": "goal", "content": "We ship on Fridays."}] * 2001),
+            Provider(
+                [{"kind": "goal", "content": f"We ship on Fridays ({n})."} for n in range(2001)]
+            ),
             "provider proposed more than 2000 candidates",
         ),
         (
@@ -352,6 +354,24 @@ def test_a_failing_provider_falls_back_to_rules_with_the_reason(
     rules = inspect_messages(MESSAGES)
     assert (result.mode, result.fallback_reason) == ("rules", reason)
     assert result.candidates == rules.candidates
+
+
+def test_repeats_of_one_proposal_are_left_out_before_the_cap_and_rejected_nothing() -> None:
+    # A model in a loop: one proposal 2,500 times, then the one that matters.
+    looped = {"kind": "goal", "content": "We ship on Fridays.", "source": "u1"}
+    pinned = {"kind": "constraint", "content": "The mobile app pins API v1.", "source": "u1"}
+    result = inspect_messages(MESSAGES, provider=Provider([looped] * 2500 + [pinned]))
+    assert (result.mode, result.fallback_reason) == ("provider", None)
+    assert (result.provider_rejected, result.provider_repeated) == (0, 2499)
+    assert result.provider_notes() == {"provider_repeated": 2499}
+    kinds = {c.content: c.kind for c in result.candidates}
+    assert (kinds["We ship on Fridays."], kinds["The mobile app pins API v1."]) == (
+        "goal",
+        "constraint",
+    )
+    # The same words proposed as another kind, or replacing something, are no repeat.
+    other = dict(looped, kind="decision")
+    assert inspect_messages(MESSAGES, provider=Provider([looped, other])).provider_repeated == 0
 
 
 CONVERSATION = [

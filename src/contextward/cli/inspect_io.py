@@ -93,6 +93,12 @@ def provider_notice(result: InspectionResult) -> None:
             "proposed as a rule, or a fragment of a sentence)",
             err=True,
         )
+    if result.provider_repeated:
+        click.echo(
+            f"contextward: {counted(result.provider_repeated, 'proposal')} of the answer "
+            "left out as word-for-word repeats of an earlier one",
+            err=True,
+        )
     if result.provider_passed:
         click.echo(
             f"contextward: {counted(result.provider_passed, 'unsure find')} of the rules "

@@ -278,14 +278,17 @@ def _answered(answer: str | None) -> Answered | None:
 def _notes(answer: str | None, result: InspectionResult, read: _Read) -> dict[str, Any]:
     """What a result adds to the contract (our words and counts only): why an answer was
     not used (``fallback_reason``), how many of its proposals were refused
-    (``provider_rejected``), how many of the rules' unsure finds it passed by
-    (``provider_passed``), and the messages skipped by reason (``skipped``)."""
+    (``provider_rejected``) or left out as repeats (``provider_repeated``), how many of
+    the rules' unsure finds it passed by (``provider_passed``), and the messages skipped
+    by reason (``skipped``)."""
     notes: dict[str, Any] = {}
     if answer is not None and result.fallback_reason:
         notes["fallback_reason"] = result.fallback_reason
     elif answer is not None:
         if result.provider_rejected:
             notes["provider_rejected"] = result.provider_rejected
+        if result.provider_repeated:
+            notes["provider_repeated"] = result.provider_repeated
         if result.provider_passed:
             notes["provider_passed"] = result.provider_passed
         if result.provider_refused:
@@ -309,6 +312,11 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
             f"contextward: {counted(notes['provider_rejected'], 'proposal')} of the answer "
             "not used (not found verbatim in the messages, of no known kind, tool output "
             "proposed as a rule, or a fragment of a sentence)"
+        )
+    if "provider_repeated" in notes:
+        lines.append(
+            f"contextward: {counted(notes['provider_repeated'], 'proposal')} of the answer "
+            "left out as word-for-word repeats of an earlier one"
         )
     if "provider_passed" in notes:
         lines.append(

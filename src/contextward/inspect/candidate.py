@@ -77,6 +77,8 @@ class InspectionResult:
     skipped: Mapping[str, int] = field(default_factory=dict)
     fallback_reason: str | None = None
     provider_rejected: int = 0
+    #: Provider mode: the proposals that repeated an earlier one word for word, left out.
+    provider_repeated: int = 0
     #: Provider mode: the rules' unsure memories the model passed by, now noise.
     provider_passed: int = 0
     #: Provider mode: the proposals whose ``replaces`` was not followed (the owner's word
@@ -98,13 +100,15 @@ class InspectionResult:
     def provider_notes(self) -> dict[str, Any]:
         """Provider mode's notes beside the JSON contract: why it fell back
         (``fallback_reason``), else how many of the model's proposals were refused
-        (``provider_rejected``), how many of the rules' unsure finds it passed by
+        (``provider_rejected``) or left out as repeats of an earlier one
+        (``provider_repeated``), how many of the rules' unsure finds it passed by
         (``provider_passed``) and how many of its ``replaces`` were not followed
         (``provider_refused``), each only when there is one."""
         if self.fallback_reason:
             return {"fallback_reason": self.fallback_reason}
         notes = {
             "provider_rejected": self.provider_rejected,
+            "provider_repeated": self.provider_repeated,
             "provider_passed": self.provider_passed,
             "provider_refused": self.provider_refused,
         }

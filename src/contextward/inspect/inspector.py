@@ -221,11 +221,17 @@ def inspect_messages(
         failed = False
     mode: str = "rules"
     fallback: str | None = None
-    rejected = passed = refused = 0
+    rejected = repeated = passed = refused = 0
     # The rules link what the rules found; the model's links come after, from its own words.
     supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
-        proposals, rejected, fallback = propose(provider, kept_messages)
+        proposed = propose(provider, kept_messages)
+        proposals, rejected, repeated, fallback = (
+            proposed.proposals,
+            proposed.rejected,
+            proposed.repeated,
+            proposed.fallback,
+        )
         if fallback is None:
             where = {id(m): n for n, m in enumerate(kept_messages)}
             named, fragments = _confirm(builder, proposals, where, config)
@@ -250,6 +256,7 @@ def inspect_messages(
         skipped=_counted(skipped or {}, {"contextward_injection": own} if own else {}),
         fallback_reason=fallback,
         provider_rejected=rejected,
+        provider_repeated=repeated if mode == "provider" else 0,
         provider_passed=passed,
         provider_refused=refused,
     )
@@ -309,6 +316,7 @@ def inspect_stream(
         skipped=_counted(transcript.skips.counts, result.skipped),
         fallback_reason=result.fallback_reason,
         provider_rejected=result.provider_rejected,
+        provider_repeated=result.provider_repeated,
         provider_passed=result.provider_passed,
         provider_refused=result.provider_refused,
     )

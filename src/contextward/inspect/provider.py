@@ -273,22 +273,36 @@ class Answered:
         return parse_answer(self.text)
 
 
-def propose(
-    provider: CandidateProvider, messages: Sequence[Message]
-) -> tuple[list[Proposal], int, str | None]:
-    """Validated proposals, how many were rejected, and a fallback reason if the provider failed."""
+@dataclass(frozen=True, slots=True)
+class Proposed:
+    """What became of a model's answer: the proposals used, how many were rejected, how
+    many repeated an earlier one word for word (left out, not rejected), and why the
+    answer was not used at all, if it was not."""
+
+    proposals: list[Proposal]
+    rejected: int = 0
+    repeated: int = 0
+    fallback: str | None = None
+
+
+def propose(provider: CandidateProvider, messages: Sequence[Message]) -> Proposed:
+    """Validated proposals, how many were rejected or repeated, and a fallback reason if
+    the provider failed."""
     try:
         raw = provider.propose(messages)
     except ProviderAnswerError as exc:  # its message is ours and never quotes the answer
-        return [], 0, str(exc)
+        return Proposed([], fallback=str(exc))
     except Exception as exc:  # a foreign model bridge: any failure means "use rules"
-        return [], 0, f"provider raised {type(exc).__name__}"
+        return Proposed([], fallback=f"provider raised {type(exc).__name__}")
     if isinstance(raw, Mapping):
         raw = raw.get("candidates")
     if not isinstance(raw, list):
-        return [], 0, "provider output is not a list of candidates"
+        return Proposed([], fallback="provider output is not a list of candidates")
+    # A model that loops repeats one proposal many times: the copies say nothing more and
+    # must not use up the cap that the distinct proposals after them count against.
+    raw, repeated = _unrepeated(raw)
     if len(raw) > MAX_PROPOSALS:
-        return [], 0, f"provider proposed more than {MAX_PROPOSALS} candidates"
+        return Proposed([], fallback=f"provider proposed more than {MAX_PROPOSALS} candidates")
     order = {id(m): n for n, m in enumerate(messages)}
     by_id = {m.id: m for m in messages}
     by_id.update((masked, m) for m in messages if (masked := mask(m.id)) != m.id)  # as prompted
@@ -305,13 +319,31 @@ def propose(
         # invented), or one that proposes nothing, says nothing about it: reading it would
         # only demote the rules' finds as "passed by".
         if rejected:
-            return (
+            return Proposed(
                 [],
                 rejected,
+                repeated,
                 f"none of its {rejected} proposals is usable (not verbatim in the transcript, or of no known kind)",
             )
-        return [], 0, "the answer proposes no candidate"
-    return accepted, rejected, None
+        return Proposed([], fallback="the answer proposes no candidate")
+    return Proposed(accepted, rejected, repeated)
+
+
+def _unrepeated(raw: list[object]) -> tuple[list[object], int]:
+    """The proposals without those that repeat an earlier one (the same kind, content,
+    source and ``replaces``, each as read), and how many did."""
+    seen: set[tuple[str, str, str | None, str | None]] = set()
+    out: list[object] = []
+    for item in raw:
+        if isinstance(item, Mapping):
+            kind, text = _kind(item.get("kind")), _text(item.get("content"))
+            if kind is not None and text is not None:
+                key = (kind, text, _source(item.get("source")), _text(item.get("replaces")))
+                if key in seen:
+                    continue
+                seen.add(key)
+        out.append(item)
+    return out, len(raw) - len(out)
 
 
 def _validate(
