@@ -934,6 +934,38 @@ def test_a_summary_restating_the_owners_rejected_approach_is_never_discardable(
     assert f"- [constraint] {RULES[2]}" in guidance.split("Also preserve verbatim")[1]
 
 
+def test_a_restatement_the_rules_call_noise_is_not_listed_to_discard(store: Store) -> None:
+    """ "Counters in Redis." has no cue the rules read: noise, and listed under "Can
+    discard", telling the summariser to drop the owner's decision in other words."""
+    owner = "Use Redis for the rate limit counters."
+    guidance = _two_compactions(store, [owner], "CSV export. Counters in Redis. Summary:")
+    assert "Counters in Redis." not in guidance  # folded into the owner's decision
+    assert f"- [decision] {owner}" in guidance
+    assert "- [transient] Summary:" in guidance  # noise that restates nothing stays
+
+
+def test_the_guidance_command_lists_a_summarys_restatement_nowhere(tmp_path: Path) -> None:
+    owner = "Use Redis for the rate limit counters."
+    transcript = tmp_path / "session.json"
+    messages = [
+        {"role": "user", "content": f"Add rate limiting to the gateway. {owner}"},
+        {"role": "assistant", "content": "Looking at the gateway."},
+        {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation that ran"
+            " out of context. The summary below covers the earlier portion of the conversation."
+            "\n\nSummary:\n- Counters in Redis.\n- Writing tests for the token bucket.",
+        },
+        {"role": "user", "content": "Go on."},
+    ]
+    transcript.write_text(json.dumps(messages), encoding="utf-8")
+    for args in ([], ["--json"]):
+        result = CliRunner().invoke(main, ["guidance", str(transcript), *args])
+        assert result.exit_code == 0 and owner in result.stdout
+        assert "Counters in Redis." not in result.stdout
+    assert "Writing tests for the token bucket." in result.stdout  # says more: kept
+
+
 def test_a_summary_restating_an_owner_rule_is_not_restored_beside_it(store: Store) -> None:
     """A walkthrough restored "Rules: never push directly to main, always open a PR."
     (summary 2's words) next to the owner's "Never push directly to main; …"."""

@@ -47,6 +47,7 @@ from .core.textnorm import normalize
 from .inspect import (
     Candidate,
     CandidateProvider,
+    Guidance,
     InspectionResult,
     Limits,
     Message,
@@ -78,6 +79,7 @@ __all__ = [
     "project_items",
     "render_restore",
     "summary_text",
+    "transcript_guidance",
 ]
 
 #: Injected guidance stays below the host's 10,000-character cap.
@@ -400,6 +402,18 @@ def overruled(result: InspectionResult, standing: list[ContextItem]) -> set[str]
     return {c.id for c in said if _overruling(c.content, regions)}
 
 
+def transcript_guidance(
+    result: InspectionResult, decisions: Iterable[ReviewDecision] = ()
+) -> Guidance:
+    """The guidance for an inspected transcript alone (no store, no record): as the one a
+    compaction injects, a summary's sentence that only restates an owner item of the
+    transcript is listed nowhere, the owner's item is (``contextward guidance``)."""
+    chosen = tuple(decisions)
+    folded = restated(result, [], []) - {d.candidate_id for d in chosen}
+    shown = replace(result, candidates=tuple(c for c in result.candidates if c.id not in folded))
+    return build_guidance(shown, chosen)
+
+
 def restated(
     result: InspectionResult, carried: list[ContextItem], owner: list[ContextItem]
 ) -> set[str]:
@@ -418,10 +432,14 @@ def restated(
     owner's item is the one kept: two items of one rule, one in the summariser's words,
     came back side by side as if the owner had said both.
     """
+    # What the rules call noise counts too: "Main branch via PRs." for "Never push directly
+    # to main; always open a pull request." was listed to discard, telling the summariser
+    # to drop the owner's rule in other words. What a later statement replaced is listed
+    # to discard as replaced, and stays so.
     said = [
         ContextItem(c.id, c.kind if c.kind in KINDS else "fact", c.content, c.critical)
         for c in result.candidates
-        if c.summary and c.action != "drop" and c.kind != "tool_output"
+        if c.summary and c.kind != "tool_output" and (c.action != "drop" or c.superseded_by is None)
     ] + carried
     rules = [item for item in owner if item.critical] + [
         ContextItem(c.id, c.kind, c.content, True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..inspect import InspectError, build_guidance
+from ..compaction import transcript_guidance
+from ..inspect import InspectError
 from ._io import BadInput
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions, notices
 
@@ -22,7 +23,7 @@ def command(
     decisions = load_decisions(decisions_path)
     result = load(file, fmt, answer, notice=False, provider_notes=False)
     try:
-        guidance = build_guidance(result, decisions)
+        guidance = transcript_guidance(result, decisions)
     except InspectError as exc:
         raise BadInput(f"decisions {decisions_path}: {exc}") from None
     notices(file, result, fmt, answer)  # after the decisions are known good: one line if not
