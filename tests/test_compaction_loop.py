@@ -37,6 +37,13 @@ def store(tmp_path: Path) -> Store:
     return Store.open(tmp_path)
 
 
+def _next_session(store: Store, ended: str, new: str) -> None:
+    """Session ``ended`` ends (its host said so), then session ``new`` starts."""
+    store.sessions.start(ended)
+    store.sessions.end(ended)
+    store.sessions.start(new)
+
+
 def test_a_lost_item_stays_in_the_brief_until_a_check_finds_it_preserved(store: Store) -> None:
     taken = capture(store, CONVERSATION, session_id="s")
     assert "Never push to main; open a PR instead." in taken.guidance
@@ -882,6 +889,7 @@ def test_a_new_session_is_shown_the_last_sessions_goal_open_work_and_decisions(
         "Still open: fix the redirect URI in auth/callback.py.",
         session_id="A",
     )
+    _next_session(store, "A", "B")
     text = render_brief(store, session_id="B", earlier_sessions=True).text
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("last session's work"))
@@ -1112,6 +1120,7 @@ def test_a_new_sessions_brief_states_a_rule_the_summary_lost_once(store: Store) 
         store.prompts.record(text, session_id="s")
     capture(store, [Message("u1", "user", RULES[0]), Message("u2", "user", rule)], session_id="s")
     check_summary(store, "CSV export for the reports service.", session_id="s")
+    _next_session(store, "s", "next")
     text = render_brief(store, session_id="next", earlier_sessions=True).text
     assert text.count(rule) == 1 and f"- [constraint] {rule}" in text
     assert "- constraint (earlier session): 不要改公共 API。" in text
@@ -1125,6 +1134,7 @@ def test_a_new_session_is_told_which_of_the_last_sessions_work_a_summary_said(
     check_summary(store, summary, session_id="A")
     capture(store, [Message("c1", "user", summary, summary=True)], session_id="A")
     check_summary(store, summary, session_id="A")
+    _next_session(store, "A", "B")
     lines = render_brief(store, session_id="B", earlier_sessions=True).text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("last session's work"))
     assert "- [todo] (summary) Pending: wire the download button." in lines[at + 1 :]

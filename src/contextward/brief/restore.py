@@ -23,6 +23,7 @@ from ..core.item import STANDING
 from ..core.textnorm import VALUE_PREFIX
 from ..printable import counted, one_line
 from ..redact import mask
+from ..state.session import ENDED
 from ..store import Record, Store
 
 #: How an item that is not the owner's word is marked wherever it is restated.
@@ -130,7 +131,40 @@ def latest_check(store: Store, snapshot_seq: int) -> Record | None:
 def plan_restore(store: Store, *, session_id: str | None = None) -> RestorePlan:
     """Restore items for the latest snapshot of ``session_id`` (of any session when None;
     a session without a snapshot of its own gets nothing, never another session's)."""
-    record = store.snapshots.latest(session_id=session_id or None)
+    return plan_of(store, store.snapshots.latest(session_id=session_id or None))
+
+
+def earlier_snapshot(store: Store, session_id: str, *, ended: bool) -> Record | None:
+    """The latest snapshot of a session before ``session_id``, never of one running beside it.
+
+    With ``ended``: of a session that ended before this one started (a host said so:
+    SessionEnd, the bridge's ``session_end``). Without: of any other session (or of none
+    named), taken before this one started; None when this session's start is unknown (no
+    session record: an MCP server's id), since then nothing tells an earlier snapshot from
+    a concurrent one. What a session still running compacted is that session's own.
+    """
+    own = store.sessions.get(session_id)
+    started = own.started_at if own is not None else None
+    if ended:
+        rows = store.query(
+            "SELECT s.seq FROM snapshots s JOIN sessions x ON x.id = s.session_id"
+            " WHERE x.id != ? AND x.status = ? AND x.ended_at IS NOT NULL"
+            " AND (? IS NULL OR x.ended_at <= ?) ORDER BY s.seq DESC LIMIT 1",
+            (session_id, ENDED, started, started),
+        )
+    elif started is None:
+        return None
+    else:
+        rows = store.query(
+            "SELECT seq FROM snapshots WHERE session_id IS NOT ? AND created_at < ?"
+            " ORDER BY seq DESC LIMIT 1",
+            (session_id, started),
+        )
+    return store.snapshots.get(int(rows[0]["seq"])) if rows else None
+
+
+def plan_of(store: Store, record: Record | None) -> RestorePlan:
+    """Restore items for one stored snapshot (nothing for None)."""
     snapshot = snapshot_from(record)
     if record is None or snapshot is None:
         return RestorePlan((), None, False, {})

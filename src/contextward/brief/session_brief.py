@@ -158,12 +158,10 @@ def render_brief(
     caps = caps or BriefCaps()
     root = root if root is not None else store.root
     fmt = _Lines()
-    from .restore import plan_restore
-
-    plan = plan_restore(store)
+    plan, title = _restore_plan(store, session_id, earlier_sessions=earlier_sessions)
     restored = {_key(item.content) for item in plan.items} if plan.checked else set()
     sections = [
-        _restore(plan, caps, fmt),
+        _restore(plan, caps, fmt, title),
         # Only at a session's start: a prompt's delta never brings it back.
         _last_session(store, caps, session_id if earlier_sessions else None, fmt, restored),
         _contract(root, caps, env, fmt),
@@ -552,13 +550,45 @@ def _tags(tags: tuple[str, ...]) -> str:
     return f" [{','.join(tags)}]" if tags else ""
 
 
-def _restore(plan: RestorePlan, caps: BriefCaps, fmt: _Lines) -> BriefSection:
+#: The restore section's title for a session's own compaction.
+_RESTORE_TITLE = "still in force (the last compaction summary lost them)"
+
+
+def _restore_plan(
+    store: Store, session_id: str | None, *, earlier_sessions: bool
+) -> tuple[RestorePlan, str]:
+    """What the restore section restates, and its title.
+
+    A session's own last compaction, when it has one. At a session's start without one,
+    the last compaction of a session that ended before it started (a new session learns
+    what the last summary lost). Never what a session running beside it compacted: its
+    goal and rules are that session's, not this one's. Without a session (the command
+    line), the project's last compaction, saying whose it was.
+    """
+    from .restore import earlier_snapshot, plan_of, plan_restore
+
+    if session_id is None:
+        record = store.snapshots.latest()
+        whose = (
+            f"session {_cut(mask(record.session_id), 80)}'s"
+            if record is not None and record.session_id
+            else "a compaction with no session named: its"
+        )
+        return plan_of(store, record), f"still in force ({whose} last summary lost them)"
+    own = plan_restore(store, session_id=session_id)
+    if own.snapshot_seq is not None or not earlier_sessions:
+        return own, _RESTORE_TITLE
+    earlier = plan_of(store, earlier_snapshot(store, session_id, ended=True))
+    return earlier, "still in force (the last summary of an earlier session lost them)"
+
+
+def _restore(plan: RestorePlan, caps: BriefCaps, fmt: _Lines, title: str) -> BriefSection:
     """Critical items the last checked compaction lost or changed: shown until a later
     check finds them preserved (the latest check decides)."""
     from .restore import WORD_OF
 
     if not plan.checked or not caps.restore:
-        return BriefSection("restore", "still in force (the last compaction summary lost them)", ())
+        return BriefSection("restore", title, ())
     # The owner's items first; an item the agent or a summary said is marked as its word.
     ranked = sorted(plan.items, key=lambda item: bool(plan.said_by(item.id)))
     shown = ranked[: caps.restore]
@@ -570,7 +600,7 @@ def _restore(plan: RestorePlan, caps: BriefCaps, fmt: _Lines) -> BriefSection:
     ]
     return BriefSection(
         "restore",
-        "still in force (the last compaction summary lost them)",
+        title,
         tuple(lines),
         len(plan.items) - len(shown),
         "contextward restore",
@@ -587,16 +617,32 @@ def _last_session(
     """A new session's view of the last compaction of an earlier one: its goal, open
     work, decisions and state, as that snapshot kept them (the restore section shows
     what its summary lost; this shows the rest, which the summary was trusted with and
-    which no longer reaches a new session)."""
-    from .restore import ASSISTANT_ITEMS, INSPECTED_ITEMS, SUMMARY_ITEMS, listed, snapshot_from
+    which no longer reaches a new session).
+
+    Earlier: of a session that ended before this one started, else the last taken by
+    another session before this one started; never once this session compacted (its
+    own summary and restore are in its context), never a concurrent session's since.
+    """
+    from .restore import (
+        ASSISTANT_ITEMS,
+        INSPECTED_ITEMS,
+        SUMMARY_ITEMS,
+        earlier_snapshot,
+        listed,
+        snapshot_from,
+    )
 
     empty = BriefSection("last_session", "last session", ())
     if not caps.last_session or session_id is None:
         return empty
-    record = store.snapshots.latest()
-    snapshot = snapshot_from(record)
-    if record is None or snapshot is None or record.session_id == session_id:
+    if store.snapshots.latest(session_id=session_id) is not None:
         return empty  # this session's own compaction: its summary is in the context
+    record = earlier_snapshot(store, session_id, ended=True) or earlier_snapshot(
+        store, session_id, ended=False
+    )
+    snapshot = snapshot_from(record)
+    if record is None or snapshot is None:
+        return empty
     said = listed(record, INSPECTED_ITEMS)
     # The session's own items, not the standing record it carried (shown as the contract
     # and "owner said"); a snapshot from before the list was kept shows its every item.

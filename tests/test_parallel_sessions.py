@@ -1,0 +1,145 @@
+"""Several host sessions on one project at once: what one session compacted, lost,
+checkpointed or said reaches the sessions it belongs to, and no other.
+
+Through the real entry points: Claude Code's hooks in process, the CLI through click's
+runner, the MCP server through the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+
+from contextward.cli import main
+from contextward.hosts.mcp import build_server
+from hook_helpers import fire
+
+RULE = "Never touch the payments schema."
+GOAL = "I want you to add the B-only export feature in export_b.py."
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.setenv("CONTEXTWARD_PROJECT_DIR", str(tmp_path))
+    monkeypatch.setenv("CONTEXTWARD_HOME", str(tmp_path / "personal"))
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def hook(project: Path, session: str, event: str, **fields: Any) -> str:
+    """Fire a Claude Code hook for ``session``: the text it injects ("" for none)."""
+    code, out, err = fire(project, event, session_id=session, **fields)
+    assert (code, err) == (0, "")
+    if not out.startswith("{"):
+        return out
+    return str(json.loads(out)["hookSpecificOutput"].get("additionalContext", ""))
+
+
+def transcript(path: Path, *said: str) -> str:
+    rows = [
+        {
+            "type": "user",
+            "uuid": f"u{n}",
+            "parentUuid": f"u{n - 1}" if n else None,
+            "message": {"role": "user", "content": text},
+        }
+        for n, text in enumerate(said)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return str(path)
+
+
+def compact(project: Path, session: str, summary: str, *said: str) -> None:
+    """``session`` compacts a conversation of ``said``; the summary is ``summary``."""
+    path = transcript(project / f"{session}.jsonl", *said)
+    hook(project, session, "PreCompact", trigger="auto", transcript_path=path)
+    hook(project, session, "PostCompact", trigger="auto", compact_summary=summary)
+
+
+def test_what_a_compaction_lost_is_restored_into_its_own_session_only(project: Path) -> None:
+    """A walkthrough of parallel sessions: B's compaction lost B's rule and goal, and
+    session A, which never heard of either, was told at its next prompt that they were
+    "still in force", as was a brand-new session and the MCP server's."""
+    hook(project, "A", "SessionStart", source="startup")
+    hook(project, "A", "UserPromptSubmit", prompt="Refactor the logging module in A.")
+    hook(project, "B", "SessionStart", source="startup")
+    compact(project, "B", "We talked about exports.", f"{RULE} {GOAL}")
+    # B itself gets them back, first thing after its compaction.
+    mine = hook(project, "B", "SessionStart", source="compact")
+    assert RULE in mine.split("\n\n")[0] and GOAL in mine.split("\n\n")[0]
+    # A is running beside B: nothing of B's compaction.
+    assert hook(project, "A", "UserPromptSubmit", prompt="Continue with the logging.") == ""
+    # Neither is a session starting while B runs: B's losses are B's.
+    new = hook(project, "E", "SessionStart", source="startup")
+    assert "still in force" not in new and RULE not in new
+    # The command line names whose compaction its lines come from.
+    cli = CliRunner().invoke(main, ["brief"])
+    assert "still in force (session B's last summary lost them):" in cli.output
+    assert f"- [constraint] {RULE}" in cli.output
+
+
+@pytest.mark.anyio
+async def test_an_mcp_session_is_not_briefed_with_another_sessions_losses(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook(project, "B", "SessionStart", source="startup")
+    compact(project, "B", "We talked about exports.", f"{RULE} {GOAL}")
+    monkeypatch.setenv("CONTEXTWARD_SESSION_ID", "editor-1")
+    async with Client(build_server()) as client:
+        brief = (await client.call_tool("brief", {})).structured_content
+        restore = (await client.call_tool("restore", {})).structured_content
+    assert brief is not None and restore is not None
+    assert RULE not in brief["result"] and "still in force" not in brief["result"]
+    assert restore["result"] == "nothing to restore"
+
+
+def test_a_new_session_gets_what_an_ended_sessions_compaction_lost(project: Path) -> None:
+    """The documented behaviour for a session that starts after the last one ended."""
+    hook(project, "A", "SessionStart", source="startup")
+    hook(project, "B", "SessionStart", source="startup")
+    compact(project, "B", "We talked about exports.", f"{RULE} {GOAL}")
+    hook(project, "B", "SessionEnd", reason="other")
+    new = hook(project, "F", "SessionStart", source="startup")
+    assert "still in force (the last summary of an earlier session lost them):" in new
+    assert f"- [constraint] {RULE}" in new
+    # A ran beside B: resumed after B ended, it still gets nothing of B's.
+    resumed = hook(project, "A", "SessionStart", source="resume")
+    assert RULE not in resumed and GOAL not in resumed
+
+
+def test_a_session_after_its_own_compaction_is_not_shown_a_concurrent_ones_work(
+    project: Path,
+) -> None:
+    """C compacted, then A (running beside it) did: C, after its own compaction, was
+    shown A's goal as "last session's work"."""
+    theirs = "Goal: migrate the billing service to Stripe webhooks in billing/webhooks.py."
+    mine = "Goal: fix the flaky date parser in utils/dates.py."
+    for session in ("A", "C"):
+        hook(project, session, "SessionStart", source="startup")
+    path = transcript(project / "C.jsonl", mine)
+    hook(project, "C", "PreCompact", trigger="auto", transcript_path=path)
+    compact(project, "A", theirs, theirs)
+    hook(project, "C", "PostCompact", trigger="auto", compact_summary=mine)
+    after = hook(project, "C", "SessionStart", source="compact")
+    assert "last session's work" not in after and "Stripe" not in after
+    # A session started after both compacted learns the last one's work (A's), the
+    # documented fallback while no session has ended.
+    new = hook(project, "N", "SessionStart", source="startup")
+    assert f"- [goal] {theirs}" in new.split("contract:")[0]
+    # Once C ended, a new session is shown C's work: an ended session's comes first.
+    hook(project, "C", "SessionEnd", reason="other")
+    later = hook(project, "M", "SessionStart", source="startup")
+    assert f"- [goal] {mine}" in later.split("contract:")[0] and "Stripe" not in later
+
