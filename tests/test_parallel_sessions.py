@@ -143,3 +143,32 @@ def test_a_session_after_its_own_compaction_is_not_shown_a_concurrent_ones_work(
     later = hook(project, "M", "SessionStart", source="startup")
     assert f"- [goal] {mine}" in later.split("contract:")[0] and "Stripe" not in later
 
+
+@pytest.mark.anyio
+async def test_mcp_check_of_a_session_without_a_snapshot_says_whose_is_missing(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other sessions' snapshots are there: "no snapshot stored yet" sent the agent to
+    look for one that exists. The id is said as the store keeps it, never a secret."""
+    hook(project, "B", "SessionStart", source="startup")
+    compact(project, "B", "We talked about exports.", f"{RULE} {GOAL}")
+    secret = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
+    said = {}
+    for session in ("editor-1", secret):
+        monkeypatch.setenv("CONTEXTWARD_SESSION_ID", session)
+        async with Client(build_server()) as client:
+            result = await client.call_tool("check", {"summary": "We talked."})
+        assert result.is_error
+        said[session] = result.content[0].text  # type: ignore[union-attr]
+    assert said["editor-1"] == (
+        "not_found for check: no snapshot of this session (CONTEXTWARD_SESSION_ID=editor-1)"
+        " yet; call snapshot first or pass one"
+    )
+    assert secret not in said[secret] and "CONTEXTWARD_SESSION_ID=masked-" in said[secret]
+    # A snapshot taken under a secret-holding id is stored under the same masked id.
+    async with Client(build_server()) as client:
+        await client.call_tool("snapshot", {"messages": [{"role": "user", "content": RULE}]})
+        checked = await client.call_tool("check", {"summary": "We talked."})
+    assert not checked.is_error
+    stored = b"".join(p.read_bytes() for p in (project / ".contextward").glob("contextward.db*"))
+    assert secret.encode() not in stored

@@ -47,6 +47,7 @@ from ..state import session_end, session_start, tool_called
 from ..state.project import StateProject
 from ..store import Store, project_root
 from ..store.config import Config, load_config
+from ..store.text import storable_id
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError
 
@@ -505,4 +506,4 @@ def _session(request: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip() or len(value) > 200:
         raise OperationError("invalid_request", "field 'session_id' must be a short string")
-    return value
+    return storable_id(value)  # as the hooks keep it: a secret-holding id is hashed

@@ -42,6 +42,7 @@ from ..recall import MAX_LIMIT as RECALL_MAX_LIMIT
 from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
+from ..store.text import storable_id
 from .mcp_stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -236,7 +237,10 @@ def _config(root: Path) -> Config:
 
 
 def _session() -> str | None:
-    return os.environ.get("CONTEXTWARD_SESSION_ID") or None
+    """The session the server's environment names, as the store keeps it (as the hooks
+    do: repaired, and hashed when it holds a secret, so it is never stored or echoed)."""
+    value = os.environ.get("CONTEXTWARD_SESSION_ID", "").strip()
+    return storable_id(value[:200]) if value else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -683,7 +687,14 @@ def build_server() -> MCPServer:
         with _store(project_dir()) as store:
             outcome = check_summary(store, summary, session_id=_session(), source="mcp")
         if outcome is None:
-            raise ToolError("not_found: no snapshot stored yet; call snapshot first or pass one")
+            session = _session()
+            # Other sessions' snapshots may be there: this one is checked against its own.
+            whose = (
+                f"of this session (CONTEXTWARD_SESSION_ID={one_line(session)[:80]})"
+                if session
+                else "stored"
+            )
+            raise ToolError(f"not_found: no snapshot {whose} yet; call snapshot first or pass one")
         return outcome.report.to_dict()
 
     @tool(READ, "Load a task's planning artifacts")
