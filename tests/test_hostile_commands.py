@@ -319,8 +319,10 @@ def test_codex_keeps_the_snapshot_when_the_transcript_path_is_unusable(project: 
 
     from contextward.hosts import codex
 
-    for bad in ("a\x00b", "\ud800"):
-        payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "PreCompact"}
+    # One session each: a session's second snapshot with the same (empty) items is the
+    # same compaction fired again, and is not stored twice.
+    for session, bad in (("s1", "a\x00b"), ("s2", "\ud800")):
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": "PreCompact"}
         data = json.dumps({**payload, "transcript_path": bad, "trigger": "auto"}).encode()
         err = io.StringIO()
         assert codex.run(io.BytesIO(data), io.StringIO(), err, env={}) == 0

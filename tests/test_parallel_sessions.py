@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,9 @@ from click.testing import CliRunner
 from mcp import Client
 
 from contextward.cli import main
+from contextward.hosts.claude_install import ENTRY_SCRIPT
 from contextward.hosts.mcp import build_server
+from contextward.store import Store
 from hook_helpers import fire
 
 RULE = "Never touch the payments schema."
@@ -172,3 +175,57 @@ async def test_mcp_check_of_a_session_without_a_snapshot_says_whose_is_missing(
     assert not checked.is_error
     stored = b"".join(p.read_bytes() for p in (project / ".contextward").glob("contextward.db*"))
     assert secret.encode() not in stored
+
+
+def _snapshots(project: Path) -> list[int]:
+    with Store.open(project) as store:
+        return [record.seq for record in store.snapshots.list()]
+
+
+def test_a_pre_compact_fired_again_stores_one_snapshot(project: Path) -> None:
+    """Claude Code fires PreCompact two to four times per /compact: one compaction, one
+    snapshot, and the guidance the same each time."""
+    path = transcript(project / "D.jsonl", "Never push to main. Use pnpm, not npm.")
+    hook(project, "D", "SessionStart", source="startup")
+    said = [
+        hook(project, "D", "PreCompact", trigger="manual", transcript_path=path) for _ in range(3)
+    ]
+    assert said[0] == said[1] == said[2] and "Use pnpm, not npm." in said[0]
+    assert _snapshots(project) == [1]
+    # The restore does not say the rule replaced itself.
+    hook(project, "D", "PostCompact", trigger="manual", compact_summary="We set up the repo.")
+    restore = hook(project, "D", "SessionStart", source="compact").split("\n\n")[0]
+    assert "- [decision] (lost) Use pnpm, not npm.\n" in restore + "\n"
+    # Another compaction that has something new to keep is a snapshot of its own.
+    path = transcript(project / "D.jsonl", "We set up the repo.", "Also keep the API stable.")
+    hook(project, "D", "PreCompact", trigger="auto", transcript_path=path)
+    assert _snapshots(project) == [2, 1]
+
+
+def test_pre_compact_fired_at_once_by_three_processes_stores_one_snapshot(
+    project: Path,
+) -> None:
+    path = transcript(project / "D.jsonl", "Never push to main. Use pnpm, not npm.")
+    hook(project, "D", "SessionStart", source="startup")
+    payload = json.dumps(
+        {
+            "session_id": "D",
+            "cwd": str(project),
+            "hook_event_name": "PreCompact",
+            "trigger": "manual",
+            "transcript_path": path,
+        }
+    ).encode()
+    fired = [
+        subprocess.Popen(
+            [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    done = [process.communicate(payload, timeout=120) for process in fired]
+    assert [process.returncode for process in fired] == [0, 0, 0]
+    assert all(b"Never push to main." in out for out, _ in done)
+    assert len(_snapshots(project)) == 1

@@ -293,12 +293,19 @@ def capture_inspection(
         REPLACED_BY_ITEM: replaced_by,
         ANSWERED_QUESTION: _answered_question(snapshot, result.candidates, replaced_by),
     }
-    record = store.snapshots.add(data, label=label, session_id=session_id)
-    store.inspections.add(
-        {"snapshot_seq": record.seq, "messages": result.messages, "counts": result.counts()},
+    # The same compaction fired again (a host's repeated PreCompact) stores nothing new.
+    record, new = store.snapshots.add_once(
+        data,
         label=label,
         session_id=session_id,
+        same=("items", ASSISTANT_ITEMS, SUMMARY_ITEMS, INSPECTED_ITEMS),
     )
+    if new:
+        store.inspections.add(
+            {"snapshot_seq": record.seq, "messages": result.messages, "counts": result.counts()},
+            label=label,
+            session_id=session_id,
+        )
     # A summary's sentence the owner's record answers for, restating or changing an owner
     # item, is listed nowhere: the owner's item is listed to preserve. Listed to discard, a
     # faithful one the verifier misread as a flip told the summariser to drop "Rejected:
@@ -338,7 +345,8 @@ def _replaced_by_item(
             for n, old in enumerate(inspected[item.id].supersedes)
             if old in inspected and inspected[old].role != "system"
         ]
-        said += retired_by.get(item.id, [])
+        # Said again word for word (the same event fired twice) replaces nothing.
+        said += [old for old in retired_by.get(item.id, []) if old[3] != item.content]
         if said:
             # The owner's first, then the session's, then the latest.
             out[item.id] = mask(min(said, key=lambda s: (s[0], s[1], -s[2]))[3])

@@ -140,6 +140,42 @@ class RecordLedger:
             self.store.record_changed()  # the restore block follows the latest check
         return Record(seq, created, session_id, label, json.loads(body))
 
+    def add_once(
+        self,
+        data: Mapping[str, Any],
+        *,
+        label: str = "",
+        session_id: str | None = None,
+        same: tuple[str, ...] = (),
+    ) -> tuple[Record, bool]:
+        """``add``, unless the session's latest record holds the same data (the same
+        values under the keys in ``same``, when given): then that one, and False.
+
+        Hosts fire an event more than once (Claude Code's PreCompact two to four times
+        per compaction, at once): one compaction is one snapshot. The test and the insert
+        are one write transaction, so concurrent callers store it once."""
+        created = self.store.clock()
+        body = _dump(data)
+        stored = json.loads(body)
+        with self.store.write() as conn:
+            row = conn.execute(
+                f"SELECT * FROM {self.table} WHERE session_id IS ? ORDER BY seq DESC LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            if row is not None:
+                latest = _record(row)
+                keys = same or tuple(set(stored) | set(latest.data))
+                if all(latest.data.get(key) == stored.get(key) for key in keys):
+                    return latest, False
+            cur = conn.execute(
+                f"INSERT INTO {self.table} (created_at, session_id, label, data)"
+                " VALUES (?, ?, ?, ?)",
+                (created, session_id, label, body),
+            )
+            seq = int(cur.lastrowid or 0)
+            self.store.prune_after_insert(conn, self.table, seq)
+        return Record(seq, created, session_id, label, stored), True
+
     def get(self, seq: int) -> Record | None:
         rows = self.store.query(f"SELECT * FROM {self.table} WHERE seq = ?", (seq,))
         return _record(rows[0]) if rows else None
