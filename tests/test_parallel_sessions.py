@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,58 @@ def test_pre_compact_fired_at_once_by_three_processes_stores_one_snapshot(
     assert [process.returncode for process in fired] == [0, 0, 0]
     assert all(b"Never push to main." in out for out, _ in done)
     assert len(_snapshots(project)) == 1
+
+
+def _auto_logged(project: Path) -> int:
+    return (project / "STATE.md").read_text().count("without a checkpoint")
+
+
+def test_a_checkpoint_cancels_the_automatic_log_entry_of_its_own_session_only(
+    project: Path,
+) -> None:
+    """B's checkpoint (its shell ran ``contextward checkpoint``) left A, running beside
+    it, ending without one and without its automatic Log entry."""
+    for session in ("A", "B"):
+        hook(project, session, "SessionStart", source="startup")
+    time.sleep(1.1)  # a checkpoint in a session's first second is taken for an earlier one
+    ran = "contextward checkpoint --focus 'export'"
+    assert CliRunner().invoke(main, ["checkpoint", "--focus", "export"]).exit_code == 0
+    tool = {"tool_name": "Bash", "tool_input": {"command": ran}, "tool_use_id": "t1"}
+    hook(project, "B", "PostToolUse", tool_response={"stdout": "checkpoint written"}, **tool)
+    hook(project, "B", "SessionEnd", reason="other")
+    assert _auto_logged(project) == 0  # B checkpointed
+    hook(project, "A", "SessionEnd", reason="other")
+    assert _auto_logged(project) == 1  # A did not
+
+
+@pytest.mark.anyio
+async def test_an_mcp_sessions_checkpoint_is_its_own(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook(project, "A", "SessionStart", source="startup")
+    time.sleep(1.1)
+    monkeypatch.setenv("CONTEXTWARD_SESSION_ID", "mcp-editor")
+    async with Client(build_server()) as client:
+        assert not (await client.call_tool("checkpoint", {"focus": "editor"})).is_error
+    hook(project, "A", "SessionEnd", reason="other")
+    assert _auto_logged(project) == 1
+    # A checkpoint no session is named for may be the session's own: it still counts.
+    hook(project, "C", "SessionStart", source="startup")
+    time.sleep(1.1)
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID")
+    assert CliRunner().invoke(main, ["checkpoint", "--focus", "owner"]).exit_code == 0
+    hook(project, "C", "SessionEnd", reason="other")
+    assert _auto_logged(project) == 1
+
+
+def test_a_checkpoint_from_the_command_line_is_the_named_sessions(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for session in ("A", "B"):
+        hook(project, session, "SessionStart", source="startup")
+    time.sleep(1.1)
+    monkeypatch.setenv("CONTEXTWARD_SESSION_ID", "B")
+    assert CliRunner().invoke(main, ["checkpoint", "--next", "ship"]).exit_code == 0
+    hook(project, "A", "SessionEnd", reason="other")
+    hook(project, "B", "SessionEnd", reason="other")
+    assert _auto_logged(project) == 1

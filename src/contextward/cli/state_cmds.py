@@ -21,6 +21,7 @@ from ..state import (
     StateError,
     StateProject,
     checkpoint,
+    checkpoint_written,
     decide,
     load_task,
     render_summary,
@@ -30,6 +31,7 @@ from ..state.task import task_folder
 from ..state.writer import MARKED_REJECTED
 from ..store import Store, project_root, session_id_from_env
 from ..store.config import load_config
+from ..store.text import storable_id
 from ._io import BadInput, say
 
 
@@ -52,6 +54,22 @@ def _field(name: str, text: str) -> Callable[[Callable[..., None]], Callable[...
     return click.option(f"--{name}", default=None, metavar="TEXT", help=text)
 
 
+def _attribute(project: StateProject) -> None:
+    """Record the checkpoint as the named session's ($CONTEXTWARD_SESSION_ID), so the
+    sessions running beside it still get their automatic Log entry."""
+    session = session_id_from_env()
+    if session is None:
+        return
+    try:
+        with Store.open(project.root) as store:
+            checkpoint_written(store, storable_id(session[:200]), project=project)
+    except StoreError as exc:
+        say(
+            f"contextward: warning: the checkpoint is not recorded as the session's ({exc.code})",
+            err=True,
+        )
+
+
 @click.command("checkpoint")
 @_field("focus", "What we are working on.")
 @click.option(
@@ -72,6 +90,7 @@ def checkpoint_command(**values: str | None) -> None:
         # A task outside the plans folder is refused; one not made yet is recorded.
         folder = task_folder(project, task) if task else None
         checkpoint(values, project=project)
+    _attribute(project)
     given = [name for name, value in values.items() if value is not None]
     what = ", ".join(given) if given else "no fields changed"
     say(f"checkpoint written to {project.relative(project.state_path)} ({what})")

@@ -343,7 +343,7 @@ def post_tool(
     interrupted); such a run is never a success."""
     from ..guard.fingerprint import is_test_run
     from ..guard.loops import record_outcome
-    from ..state import StateProject, file_modified, tool_called
+    from ..state import StateProject, checkpoint_written, file_modified, tool_called
 
     command = tool_input.get("command")
     shell = tool_name == "Bash" and isinstance(command, str) and bool(command.strip())
@@ -372,6 +372,12 @@ def post_tool(
                 record_outcome(
                     store, command, seen, source=session.host, session_id=session.session_id
                 )
+            if not failed and _CHECKPOINT_RUN.search(command):
+                # The agent's shell knows no session: the hook names it, so this
+                # checkpoint is this session's and no other's.
+                checkpoint_written(
+                    store, session.session_id, project=StateProject.open(session.root)
+                )
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         paths = [path] if isinstance(path, str) and path else _patched(tool_input)
         if paths and not failed:
@@ -379,6 +385,11 @@ def post_tool(
             for one in paths:
                 file_modified(store, session.session_id, one, project=project)
     return SILENT
+
+
+#: A shell call that writes a checkpoint (``contextward checkpoint --focus …``, also as
+#: ``.venv/bin/contextward`` or ``python -m contextward``).
+_CHECKPOINT_RUN = re.compile(r"\bcontextward\s+checkpoint\b")
 
 
 #: The file lines of a patch as Codex's ``apply_patch`` writes it.

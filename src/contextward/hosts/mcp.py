@@ -403,7 +403,7 @@ def build_server() -> MCPServer:
         task: Text = None,
     ) -> str:
         """Update STATE.md's Current fields (facts only; other lines are kept)."""
-        from ..state import StateProject
+        from ..state import StateProject, checkpoint_written
         from ..state import checkpoint as write
 
         values = {
@@ -417,7 +417,13 @@ def build_server() -> MCPServer:
         given = {k: v for k, v in values.items() if v is not None}
         if not given:
             raise ToolError("invalid_arguments: give at least one field")
-        write(given, project=StateProject.open(project_dir()))
+        project = StateProject.open(project_dir())
+        write(given, project=project)
+        session = _session()
+        if session is not None:
+            # This session's checkpoint, not the one of every session running beside it.
+            with _store(project.root) as store:
+                checkpoint_written(store, session, project=project)
         return f"checkpoint written: {', '.join(sorted(given))}"
 
     @tool(WRITE, "Record a decision (unverified)")

@@ -15,6 +15,7 @@ from .fields import FIELD_LIMITS, PHASES
 from .git import GitState, git_state, read_git
 from .lifecycle import (
     SessionEnd,
+    checkpoint_written,
     file_modified,
     previous_session,
     session_end,
@@ -59,6 +60,7 @@ __all__ = [
     "adopt_journal_decisions",
     "append_log",
     "checkpoint",
+    "checkpoint_written",
     "decide",
     "decision_rows",
     "file_modified",

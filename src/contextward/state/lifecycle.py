@@ -27,6 +27,8 @@ from .writer import append_log
 
 TOOL_EVENT = "state.tool_call"
 FILE_EVENT = "state.file_modified"
+#: A checkpoint a session is known to have written, with the ``updated`` stamp it wrote.
+CHECKPOINT_EVENT = "state.checkpoint"
 #: Idle notifications fire after every turn: at most one idle entry per session this often.
 IDLE_LOG_INTERVAL = timedelta(minutes=15)
 #: File names quoted in an automatic log entry, at most.
@@ -101,6 +103,19 @@ def file_modified(
     return True
 
 
+def checkpoint_written(store: Store, session_id: str, *, project: StateProject) -> None:
+    """Note that ``session_id`` wrote the checkpoint STATE.md now holds (the MCP tool or
+    the command line run with a session named, a shell call of ``contextward
+    checkpoint`` a host reported): that session checkpointed, the others running beside
+    it did not, and each of them still gets its automatic Log entry when it ends."""
+    try:
+        updated = file.load(project.state_path).view.updated
+    except StateError:
+        return
+    prepare(store)
+    store.events.add(CHECKPOINT_EVENT, {"updated": updated}, session_id=session_id)
+
+
 def session_record(store: Store, session_id: str) -> SessionRecord | None:
     """The session with its counts, or None when unknown."""
     row = store.sessions.get(session_id)
@@ -130,7 +145,7 @@ def session_end(
     started = _ensure(store, session_id, reactivate=False)
     now = _now(store)
     before = _record(store, started)
-    checkpointed = _checkpointed(project, before.started_at)
+    checkpointed = _checkpointed(store, started, project)
     logged = False
     if not checkpointed and _should_log(before, now, idle=idle):
         append_log(_entry(before, now, idle=idle), auto=True, project=project, now=now)
@@ -148,16 +163,39 @@ def session_end(
     return SessionEnd(record, logged)
 
 
-def _checkpointed(project: StateProject, since: datetime) -> bool:
+def _checkpointed(store: Store, session: Session, project: StateProject) -> bool:
+    """Whether ``session`` wrote a checkpoint while it ran.
+
+    Its own, when one is recorded as its (``checkpoint_written``). Else STATE.md's
+    checkpoint, when it was written after the session started and is not recorded as
+    another session's: a checkpoint no session was named for (the owner's shell, an MCP
+    server without ``CONTEXTWARD_SESSION_ID``) may have been this one's. Another
+    session's checkpoint is never this one's: it cancelled every running session's
+    automatic Log entry.
+    """
+    mine = store.query(
+        "SELECT 1 FROM events WHERE session_id = ? AND kind = ? AND created_at >= ? LIMIT 1",
+        (session.id, CHECKPOINT_EVENT, session.started_at),
+    )
+    if mine:
+        return True
     try:
         view = file.load(project.state_path).view
     except StateError:
         return False
     stamp = parse_stamp(view.updated)
+    since = parse_stamp(session.started_at) or datetime.now(UTC)
     # ``updated`` is to the second. One stamped in the second the session started was
     # written just before it (a script's checkpoint, then the host): an agent cannot
     # checkpoint within its session's first second, so that one does not count.
-    return stamp is not None and stamp > since.replace(microsecond=0)
+    if stamp is None or stamp <= since.replace(microsecond=0):
+        return False
+    theirs = store.query(
+        "SELECT 1 FROM events WHERE kind = ? AND session_id IS NOT ?"
+        " AND json_extract(payload, '$.updated') = ? LIMIT 1",
+        (CHECKPOINT_EVENT, session.id, view.updated),
+    )
+    return not theirs
 
 
 def _should_log(record: SessionRecord, now: datetime, *, idle: bool) -> bool:
