@@ -285,3 +285,27 @@ def test_a_checkpoint_from_the_command_line_is_the_named_sessions(
     hook(project, "A", "SessionEnd", reason="other")
     hook(project, "B", "SessionEnd", reason="other")
     assert _auto_logged(project) == 1
+
+
+def test_an_owner_rule_reaches_new_sessions_however_busy_the_parallel_ones_are(
+    project: Path,
+) -> None:
+    """The standing rules were read among the project's last 200 prompts: three sessions
+    in parallel sending 200 between them, and a rule said in a fourth no longer reached a
+    new session."""
+    rule = "Never push directly to main; always open a PR."
+    lifted = "Never run the migrations on staging."
+    hook(project, "A", "SessionStart", source="startup")
+    with Store.open(project) as store:
+        store.prompts.record(rule, session_id="A")
+        store.prompts.record(lifted, session_id="A")
+        store.prompts.record("Go on with the date parser.", session_id="A")
+        store.prompts.record("Running the migrations on staging is fine now.", session_id="A")
+        for n in range(240):
+            store.prompts.record(
+                f"Continue with step {n} of the parser work.", session_id="BCD"[n % 3]
+            )
+    new = hook(project, "E", "SessionStart", source="startup")
+    assert f"- constraint (earlier session): {rule}" in new
+    # What the owner lifted since stays lifted, however far back.
+    assert "migrations" not in new

@@ -56,8 +56,18 @@ COUNT_BOUND = 100
 #: Owner prompts the brief looks at for its two statements (intent shows more).
 _PROMPT_WINDOW = 20
 #: And, at a session's start, for the owner's standing rules of earlier sessions (read
-#: once per session, by inspection: a rule said three busy sessions ago still binds).
+#: once per session, by inspection: a rule said three busy sessions ago still binds): the
+#: project's last this many prompts, and per session the last this many of each of the
+#: sessions prompted most recently (four sessions in parallel used up one project-wide
+#: window four times as fast, and a rule said in one of them stopped reaching new ones).
 _STANDING_WINDOW = 200
+#: How many sessions besides this one.
+_STANDING_SESSIONS = 4
+#: Of the per-session windows' prompts older than the project's window, inspection reads
+#: at most this many rules and corrections (intent's reading picks them) and this many
+#: prompts that share a word with them (which may lift them): inspection's cost grows
+#: faster than the prompts it reads, and this is the session start's hook.
+_STANDING_OLDER = 50
 #: What the owner said in an earlier session that still holds in a new one: their rules,
 #: corrections and rejected approaches.
 _STANDING = frozenset(("constraint", "correction", "rejected"))
@@ -333,7 +343,7 @@ def _owner_statements(
         # earlier sessions ("Never push to main", "use pnpm, not npm", "we ruled out
         # pandas") still bind it, unless the owner replaced or lifted them since. What
         # they wanted or said there was about that session's task, so it stays there.
-        recent = store.prompts.list(limit=_STANDING_WINDOW)
+        recent = _standing_window(store, session_id)
         before = [p for p in recent if p.session_id != session_id]
         retired, rejected = _read(recent) if before else (set(), {})
         # Listed once: a rule "still in force" above, or said again in a later session.
@@ -361,6 +371,50 @@ def _owner_statements(
         len(own) + len(earlier) - len(shown),
         "contextward intent",
     )
+
+
+def _standing_window(store: Store, session_id: str) -> list[Prompt]:
+    """The owner's prompts read for the standing rules of earlier sessions, newest first:
+    the project's last :data:`_STANDING_WINDOW`, and of the last :data:`_STANDING_WINDOW`
+    of each of the last :data:`_STANDING_SESSIONS` sessions (and this one) said before
+    those, the rules and corrections, with the later prompts that share a word with one
+    of them ("Pushing to main is fine now" after "Never push directly to main")."""
+    recent = store.prompts.list(limit=_STANDING_WINDOW)
+    inside = {p.seq for p in recent}
+    older = [
+        p
+        for p in store.prompts.of_recent_sessions(
+            sessions=_STANDING_SESSIONS, per_session=_STANDING_WINDOW, also=session_id
+        )
+        if p.seq not in inside
+    ]
+    rules = [p for p in older if classify(p.text, bounded=False)[0] in _STANDING]
+    rules = rules[:_STANDING_OLDER]
+    if not rules:
+        return recent
+    words = set().union(*(_words(p.text) for p in rules))
+    first = min(p.seq for p in rules)
+    taken = {p.seq for p in rules}
+    later = [p for p in older if p.seq > first and p.seq not in taken]
+    related = [p for p in later if _words(p.text) & words][:_STANDING_OLDER]
+    return sorted([*recent, *rules, *related], key=lambda p: -p.seq)
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}|[\u3400-\u9fff]{2}")
+#: Words too common to tie a later prompt to a rule.
+_COMMON = frozenset(
+    ("the", "and", "for", "not", "you", "are", "but", "all", "any", "can", "now", "this",
+     "that", "with", "from", "use", "using", "only", "always", "never", "don", "dont",
+     "must", "should", "please", "also", "then", "just", "into", "its", "was", "were",
+     "will", "would", "have", "has", "had", "our", "your", "there", "here", "what",
+     "when", "which", "who", "how", "why")
+)  # fmt: skip
+
+
+def _words(text: str) -> set[str]:
+    """A prompt's words that can tie it to a rule: three letters or more, not the most
+    common ones, a word's first five letters (push, pushing); two CJK characters."""
+    return {word[:5] for word in _WORD.findall(text.casefold()) if word not in _COMMON}
 
 
 def _read(prompts: list[Prompt]) -> tuple[set[int], dict[int, str]]:

@@ -109,6 +109,29 @@ class Prompts:
         created, session_id, key, body = row
         return Prompt(seq, created, session_id, key, body)
 
+    def of_recent_sessions(
+        self, *, sessions: int, per_session: int, also: str | None = None, scan: int = 5_000
+    ) -> list[Prompt]:
+        """The latest ``per_session`` prompts of each of the ``sessions`` sessions other
+        than ``also`` prompted most recently, and of ``also``; newest first.
+
+        Per session, so that sessions running in parallel do not push one another's
+        words out of a project-wide window. Only the project's last ``scan`` prompts are
+        looked at, so the cost stays flat however long the retention.
+        """
+        rows = self.store.query(
+            "WITH latest AS (SELECT * FROM prompts ORDER BY seq DESC LIMIT ?),"
+            " recent(sid) AS (SELECT IFNULL(session_id, '') FROM latest"
+            "  WHERE session_id IS NOT ? GROUP BY 1 ORDER BY MAX(seq) DESC LIMIT ?),"
+            " ranked AS (SELECT *, ROW_NUMBER() OVER"
+            "  (PARTITION BY IFNULL(session_id, '') ORDER BY seq DESC) AS n FROM latest"
+            "  WHERE IFNULL(session_id, '') IN (SELECT sid FROM recent) OR session_id IS ?)"
+            " SELECT seq, created_at, session_id, key, text FROM ranked WHERE n <= ?"
+            " ORDER BY seq DESC",
+            (max(0, scan), also, max(0, sessions), also, max(0, per_session)),
+        )
+        return [_prompt(row) for row in rows]
+
     def ingest_spool(self, store_dir: Path) -> int:
         """Move the prompts the hook fast path spooled into the ledger; returns how many.
 
