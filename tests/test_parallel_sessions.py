@@ -309,3 +309,24 @@ def test_an_owner_rule_reaches_new_sessions_however_busy_the_parallel_ones_are(
     assert f"- constraint (earlier session): {rule}" in new
     # What the owner lifted since stays lifted, however far back.
     assert "migrations" not in new
+
+
+def test_the_report_shows_the_last_compaction_of_each_session(project: Path) -> None:
+    """It showed the project's single latest compaction: with sessions in parallel, what
+    the others' summaries lost was nowhere in it."""
+    hook(project, "A", "SessionStart", source="startup")
+    compact(project, "A", "We set up the repo.", "Never push to main.", "Use pnpm, not npm.")
+    hook(project, "B", "SessionStart", source="startup")
+    compact(project, "B", "We talked about exports.", f"{RULE} {GOAL}")
+    hook(project, "C", "SessionStart", source="startup")
+    path = transcript(project / "C.jsonl", "Goal: fix the date parser.")
+    hook(project, "C", "PreCompact", trigger="auto", transcript_path=path)
+    text = CliRunner().invoke(main, ["report"]).output
+    assert text.splitlines()[4:7] == [
+        "last compaction (session C): snapshot #3: 1 items, not checked; 1 restored",
+        "other sessions' last compactions:",
+        "  session B: snapshot #2: 0 preserved, 0 changed, 2 lost, 0 unknown; 2 restored",
+    ]
+    assert text.splitlines()[7].startswith("  session A: snapshot #1: ")
+    page = CliRunner().invoke(main, ["report", "--html", "-"]).output
+    assert "Other sessions&#x27; last compactions" in page and "<td>B</td>" in page

@@ -15,15 +15,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..brief.restore import plan_restore, snapshot_from
+from ..brief.restore import plan_of, snapshot_from
 from ..errors import ContextwardError
 from ..guard.loops import LoopStatus, open_loops
 from ..redact import mask
 from ..state import FIELDS, Decision, StateProject, read_state
-from ..store import Store
+from ..store import Record, Store
 from ..store.config import load_config
 
 #: How many rows of each list the report shows (older rows are counted, not listed).
+#: Besides the last compaction, the last compaction of this many other sessions.
+SESSIONS_SHOWN = 8
+#: The sessions are found among the last this many snapshots (the report stays fast).
+SCANNED = 500
 DECISIONS_SHOWN = 40
 EVIDENCE_SHOWN = 25
 LOOPS_SHOWN = 15
@@ -75,6 +79,8 @@ class CompactionCheck:
     checked_at: str
     source: str
     items: tuple[CheckedItem, ...]
+    #: The session that compacted (masked; "" when none was named).
+    session: str = ""
 
     def count(self, status: str) -> int:
         return sum(1 for item in self.items if item.status == status)
@@ -100,6 +106,10 @@ class ProjectReport:
     loop_threshold: int
     compaction: CompactionCheck | None
     notes: tuple[str, ...] = ()
+    #: The last compaction of each other session that compacted, newest first (at most
+    #: ``SESSIONS_SHOWN``), and how many more sessions compacted.
+    other_compactions: tuple[CompactionCheck, ...] = ()
+    other_sessions_hidden: int = 0
 
     @property
     def evidence_total(self) -> int:
@@ -170,15 +180,28 @@ def _verdicts(store: Store) -> tuple[tuple[str, int], ...]:
     return tuple(ordered + sorted(counts.items()))
 
 
-def _compaction(store: Store) -> CompactionCheck | None:
-    record = store.snapshots.latest()
+def _compactions(store: Store) -> tuple[list[CompactionCheck], int]:
+    """The last compaction of each session that compacted, newest first: the project's
+    last, then up to ``SESSIONS_SHOWN`` other sessions' (sessions run in parallel, and the
+    project's last compaction is one of theirs); and how many more sessions compacted."""
+    rows = store.query(
+        "SELECT MAX(seq) AS seq FROM (SELECT seq, session_id FROM snapshots"
+        " ORDER BY seq DESC LIMIT ?) GROUP BY IFNULL(session_id, '') ORDER BY MAX(seq) DESC",
+        (SCANNED,),
+    )
+    found = []
+    for row in rows[: SESSIONS_SHOWN + 1]:
+        check = _compaction(store, store.snapshots.get(int(row["seq"])))
+        if check is not None:
+            found.append(check)
+    return found, max(0, len(rows) - SESSIONS_SHOWN - 1)
+
+
+def _compaction(store: Store, record: Record | None) -> CompactionCheck | None:
     snapshot = snapshot_from(record)
     if record is None or snapshot is None:
         return None
-    check = next(
-        (r for r in store.check_reports.list(limit=50) if r.data.get("snapshot_seq") == record.seq),
-        None,
-    )
+    check = store.check_reports.about_snapshot(record.seq)
     statuses: dict[str, str] = {}
     if check is not None:
         report = check.data.get("report", {})
@@ -186,8 +209,8 @@ def _compaction(store: Store) -> CompactionCheck | None:
         for finding in findings:
             if isinstance(finding, Mapping) and isinstance(finding.get("itemId"), str):
                 statuses[finding["itemId"]] = str(finding.get("status", "unknown"))
-    plan = plan_restore(store)
-    restored = {item.id for item in plan.items} if plan.snapshot_seq == record.seq else set()
+    plan = plan_of(store, record)
+    restored = {item.id for item in plan.items}
     items = tuple(
         CheckedItem(
             item.id,
@@ -206,6 +229,7 @@ def _compaction(store: Store) -> CompactionCheck | None:
         check.created_at if check is not None else "",
         _clean(check.label) if check is not None else "",
         items,
+        _clean(record.session_id or ""),
     )
 
 
@@ -228,6 +252,7 @@ def gather(
         )
         for run in store.evidence.list(limit=EVIDENCE_SHOWN)
     )
+    compactions, hidden = _compactions(store)
     return ProjectReport(
         project=_clean(root.name) if root is not None else "",
         generated_at=store.clock(),
@@ -242,12 +267,15 @@ def gather(
             for s in open_loops(store, threshold=threshold, limit=LOOPS_SHOWN)
         ),
         loop_threshold=threshold,
-        compaction=_compaction(store),
+        compaction=compactions[0] if compactions else None,
         notes=tuple(notes),
+        other_compactions=tuple(compactions[1:]),
+        other_sessions_hidden=hidden,
     )
 
 
 __all__ = [
+    "SESSIONS_SHOWN",
     "STATUSES",
     "VERDICTS",
     "CheckedItem",

@@ -220,7 +220,30 @@ def _loops(report: ProjectReport) -> str:
     return _section("Loop streaks", chart + table, anchor="loops", aside=aside)
 
 
-def _compaction(check: CompactionCheck | None) -> str:
+def _other_sessions(report: ProjectReport) -> str:
+    """The last compaction of each other session, one row each (sessions run in parallel:
+    the project's last compaction is one of theirs)."""
+    if not report.other_compactions:
+        return ""
+    rows = [
+        (
+            escape(other.session or "(none named)"),
+            escape(f"#{other.snapshot_seq}"),
+            escape(other.taken_at),
+            escape(str(other.count("lost"))) if other.checked else "not checked",
+            escape(str(other.count("changed"))) if other.checked else "",
+            escape(str(other.restored)),
+        )
+        for other in report.other_compactions
+    ]
+    head = ("session", "snapshot", "taken", "lost", "changed", "restored")
+    more = report.other_sessions_hidden
+    tail = _empty(f"+{more} more sessions compacted.") if more else ""
+    title = escape("Other sessions' last compactions")
+    return f"<h3>{title}</h3>" + _table(head, rows, frozenset({3, 4, 5})) + tail
+
+
+def _compaction(check: CompactionCheck | None, others: str = "") -> str:
     title = "Last compaction"
     if check is None:
         return _section(
@@ -240,13 +263,14 @@ def _compaction(check: CompactionCheck | None) -> str:
         title="snapshot items by check status",
         maximum=float(max(1, len(check.items))),
     )
+    whose = f"session {check.session}: " if check.session else ""
     if check.checked:
-        aside = (
+        aside = whose + (
             f"snapshot #{check.snapshot_seq} taken {check.taken_at}; "
             f"checked {check.checked_at}" + (f" ({check.source})" if check.source else "")
         )
     else:
-        aside = (
+        aside = whose + (
             f"snapshot #{check.snapshot_seq} taken {check.taken_at}; no check ran, so every "
             "critical item is restored"
         )
@@ -263,7 +287,7 @@ def _compaction(check: CompactionCheck | None) -> str:
         for item in items
     ]
     table = _table(("status", "kind", "critical", "restored", "item (verbatim)"), rows, frozenset())
-    body = f'{cards}<div class="row">{chart}</div>{table}'
+    body = f'{cards}<div class="row">{chart}</div>{table}{others}'
     return _section(title, body, anchor="compaction", aside=aside)
 
 
@@ -296,7 +320,7 @@ def render_page(report: ProjectReport) -> str:
             notes,
             _section("Overview", summary, anchor="overview"),
             _state(report),
-            _compaction(report.compaction),
+            _compaction(report.compaction, _other_sessions(report)),
             _decisions(report),
             _evidence(report),
             _loops(report),
