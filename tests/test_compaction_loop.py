@@ -1179,3 +1179,49 @@ def test_an_answer_after_the_owner_s_own_turn_gets_no_question(store: Store) -> 
     check_summary(store, "给订单导出接口加分页，每页 50 条。", session_id="s")
     block = render_restore(plan_restore(store, session_id="s"))
     assert "answering" not in block
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "Goal: add an export endpoint. The owner rejected the plan to cache the export "
+        "results in Redis for an hour; keep it simple.",
+        "Goal: add an export endpoint. Caching the export results in Redis was dropped.",
+    ],
+)
+def test_an_agent_plan_the_summary_says_was_dropped_is_named_not_restated_as_holding(
+    store: Store, summary: str
+) -> None:
+    """The owner's "Hmm, I'd rather keep it simple for now." reads as no veto to the rules;
+    the summary, which read it, says the plan was dropped."""
+    plan_text = "I suggest we cache the export results in Redis for an hour."
+    capture(
+        store,
+        [
+            Message("u1", "user", "Goal: add an export endpoint."),
+            Message("a1", "assistant", plan_text),
+            Message("u2", "user", "Hmm, I'd rather keep it simple for now."),
+        ],
+        session_id="s",
+    )
+    check_summary(store, summary, session_id="s")
+    plan = plan_restore(store, session_id="s")
+    assert plan_text not in {item.content for item in plan.items}
+    assert plan_text in {item.content for item in plan.dropped}
+    block = render_restore(plan)
+    held, _, named = block.partition("The summary says these plans of the agent's were dropped")
+    assert plan_text not in held and plan_text in named
+
+
+def test_an_owner_rule_the_summary_says_was_dropped_is_still_restated(store: Store) -> None:
+    rule = "Never push to main; open a PR instead."
+    capture(
+        store,
+        [Message("u1", "user", "Goal: add an export endpoint."), Message("u2", "user", rule)],
+        session_id="s",
+    )
+    check_summary(
+        store, "Goal: add an export endpoint. The no-push-to-main rule was dropped.", session_id="s"
+    )
+    block = render_restore(plan_restore(store, session_id="s"))
+    assert f"(changed) {rule}" in block and "plans of the agent's were dropped" not in block

@@ -89,6 +89,9 @@ class RestorePlan:
     summary: frozenset[str] = frozenset()
     #: The assistant's question a terse answer of the owner's answered ("不用了。").
     answering: Mapping[str, str] = field(default_factory=dict)
+    #: The agent's items the summary itself says no longer hold ("the owner rejected the
+    #: plan to …"): no owner word keeps them, so they are named, not restated as holding.
+    dropped: tuple[ContextItem, ...] = ()
 
     def said_by(self, item_id: str) -> str:
         """Whose word an item is when it is not the owner's: ``agent`` or ``summary``
@@ -212,7 +215,15 @@ def plan_of(store: Store, record: Record | None) -> RestorePlan:
         if by_id[old].kind == "goal" or failed.get(old, {}).get("reason") == EXCEPTED
     }
     replaced = {old: new for old, new in explained.items() if old not in since}
-    items = tuple(item for item in snapshot.items if item.id in failures - set(replaced))
+    # The agent's plan the summary says was dropped ("The owner rejected the plan to
+    # cache in Redis."): the owner may have turned it down in words the rules did not
+    # read as a veto, and restating it as holding would bring back what was refused.
+    dropped = {
+        item_id
+        for item_id in failures - set(replaced)
+        if item_id in agent and failed.get(item_id, {}).get("reason") == _REVOKED
+    }
+    items = tuple(item for item in snapshot.items if item.id in failures - set(replaced) - dropped)
     return RestorePlan(
         items,
         record.seq,
@@ -224,6 +235,7 @@ def plan_of(store: Store, record: Record | None) -> RestorePlan:
         since,
         summary,
         answering,
+        tuple(item for item in snapshot.items if item.id in dropped),
     )
 
 
@@ -237,7 +249,8 @@ def _strings(mapping: object) -> dict[str, str]:
 
 #: Reasons for which the summary itself says an item no longer holds ("not mongo",
 #: "instead of Celery", "down from 8").
-_SAID_REPLACED = ("changed: negation flipped (added)", "changed: revoked", "changed: stale value")
+_REVOKED = "changed: revoked"
+_SAID_REPLACED = ("changed: negation flipped (added)", _REVOKED, "changed: stale value")
 
 
 def replaced_later(
@@ -354,7 +367,7 @@ def _permits(text: str) -> bool:
 def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
     """The block as injected text; empty when nothing needs restoring."""
     if plan.empty:
-        return ""
+        return _render_dropped(plan)
     lines = [HEADER]
     if not plan.checked:
         lines[0] = (
@@ -398,6 +411,23 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
             f"({counted(len(plan.replaced), 'item')} not restated: replaced by a later statement "
             "of the session, which the summary follows; `contextward restore` lists them)"
         )
+    dropped = _render_dropped(plan)
+    return "\n".join([*lines, dropped] if dropped else lines)
+
+
+def _render_dropped(plan: RestorePlan) -> str:
+    """The agent's plans the summary says were dropped, named so the agent asks before
+    taking one up again; empty when there are none."""
+    if not plan.dropped:
+        return ""
+    lines = [
+        "The summary says these plans of the agent's were dropped; nothing the owner said "
+        "was read as keeping or refusing them, so confirm with the owner before taking one "
+        "up again:"
+    ]
+    lines += [f"- [{item.kind}] {one_line(mask(item.content))[:300]}" for item in plan.dropped[:5]]
+    if len(plan.dropped) > 5:
+        lines.append(f"({len(plan.dropped) - 5} more: `contextward restore` lists them)")
     return "\n".join(lines)
 
 

@@ -59,6 +59,7 @@ def compact_test(
             "replaced_later": [
                 {"item": old.to_dict(), "later": new.to_dict()} for old, new in plan.replaced
             ],
+            "dropped_per_summary": [item.to_dict() for item in plan.dropped],
         }
         click.echo(json_text(data))
     else:
@@ -159,6 +160,7 @@ def restore(as_json: bool) -> None:
                         {"item": old.to_dict(), "later": new.to_dict()}
                         for old, new in plan.replaced
                     ],
+                    "dropped_per_summary": [item.to_dict() for item in plan.dropped],
                 }
             )
         )
