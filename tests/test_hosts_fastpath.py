@@ -94,6 +94,33 @@ def test_a_prompt_that_may_hold_a_secret_is_masked_by_the_full_path(project: Pat
         assert [p.text for p in store.prompts.list()] == ["use [secret:openai-key]"]
 
 
+def test_env_pass_lines_never_reach_the_spool_or_the_store_unmasked(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    said = "Never commit .env; staging uses DB_PASS=Hunter2Staging and REDIS_PASS=Tr0ub4dor99"
+    assert hook(project, "UserPromptSubmit", prompt=said, prompt_id="p7") == ""
+    assert spooled(project) == []  # may hold a secret: the full path masked and stored it
+    hook(
+        project,
+        "PostToolUse",
+        tool_name="Bash",
+        tool_use_id="t1",
+        tool_input={"command": "pytest -q"},
+        tool_response={"stdout": "could not connect with PGPASS=Hunter2Staging", "stderr": ""},
+    )
+    with Store.open(project) as store:
+        assert [p.text for p in store.prompts.list()] == [
+            "Never commit .env; staging uses DB_PASS=[secret:assignment] and"
+            " REDIS_PASS=[secret:assignment]"
+        ]
+        assert [run.digest for run in store.evidence.list()] == [
+            "could not connect with PGPASS=[secret:assignment]\n"
+        ]
+    for path in (project / ".contextward").rglob("*"):
+        if path.is_file():
+            assert b"Hunter2Staging" not in path.read_bytes(), path.name
+            assert b"Tr0ub4dor99" not in path.read_bytes(), path.name
+
+
 def test_without_a_cached_session_the_full_path_answers(project: Path) -> None:
     hook(project, "UserPromptSubmit", prompt="hello", prompt_id="p6")
     assert spooled(project) == []

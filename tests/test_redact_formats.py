@@ -154,6 +154,25 @@ SAMPLES: list[tuple[str, str, str]] = [
     ("assignment", "MYSQL_PWD=hunter22 mysql", "MYSQL_PWD=[secret:assignment] mysql"),
     ("assignment", "pwd: Zebra!Plum42", "pwd: [secret:assignment]"),
     ("assignment", 'export API_TOKEN="abc123def"', 'export API_TOKEN="[secret:assignment]"'),
+    # .env lines whose name ends in PASS, any case, glued or not; keys shaped like keys.
+    ("assignment", "DB_PASS=Hunter2Staging", "DB_PASS=[secret:assignment]"),
+    ("assignment", "REDIS_PASS=Tr0ub4dor99", "REDIS_PASS=[secret:assignment]"),
+    ("assignment", "ADMIN_PASS=changeme", "ADMIN_PASS=[secret:assignment]"),
+    ("assignment", "PGPASS=hunter22", "PGPASS=[secret:assignment]"),
+    ("assignment", "smtp_pass: Hunter2Staging", "smtp_pass: [secret:assignment]"),
+    ("assignment", 'export PASS="Sw0rdfish!"', 'export PASS="[secret:assignment]"'),
+    ("assignment", '{"db_pass": "Tr0ub4dor99"}', '{"db_pass": "[secret:assignment]"}'),
+    (
+        "assignment",
+        "MASTER_KEY=0123456789abcdef0123456789abcdef",
+        "MASTER_KEY=[secret:assignment]",
+    ),
+    (
+        "assignment",
+        "APP_KEY=base64:Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z=",
+        "APP_KEY=[secret:assignment]",
+    ),
+    ("assignment", "encryption_key: Ab3dEf6hIj9kLm2nOp", "encryption_key: [secret:assignment]"),
     ("assignment", '{"client_secret": "abc123def"}', '{"client_secret": "[secret:assignment]"}'),
 ]
 
@@ -204,6 +223,18 @@ def test_at_least_twenty_formats_are_covered() -> None:
         "the secret is out.",
         "key path src/main/java/com/Acme/Billing/InvoiceHandler1.java",
         "base64 of the image: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
+        # PASS that names no password: a word it ends, a test result, a count, a placeholder.
+        "bypass=true BYPASS=enabled compass=north-west PASSED=12",
+        "PASS=12 FAIL=0",
+        "--- PASS: TestParseConfig (0.00s)",
+        "PASS: tests/test_auth.py",
+        "first_pass: completed",
+        "ADMIN_PASS=\nSMTP_PASS=\nPGPASS=\n",
+        'SMTP_PASS=<your-password> DB_PASS=${DB_PASS} REDIS_PASS="${REDIS_PASS}"',
+        # KEY that holds a name, a path or an id, not a key.
+        "SORT_KEY=created_at PRIMARY_KEY=id SSH_KEY=~/.ssh/id_rsa",
+        "partition_key: tenant-2024-01 cache_key: v1-deps",
+        "STRIPE_PUBLISHABLE_KEY=pk_live_Ab3dEf6hIj9kLm2nOp",
     ],
 )
 def test_ordinary_text_is_untouched(text: str) -> None:

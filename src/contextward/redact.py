@@ -36,6 +36,22 @@ _PASSWORD_STATES = (
     r"leaked|protected|sensitive|personal|private|public|shared|temporary|generated|random)"
 )
 
+#: Names glued to PASS that name a password ("PGPASS", "DBPASS"); "bypass" and "compass"
+#: are glued too, so only these.
+_GLUED_PASS = ("PG", "DB", "FTP", "ROOT", "MAIL", "SMTP", "ADMIN", "MYSQL")
+
+
+def _glued(word: str) -> str:
+    """Lookbehinds, from just after ``word``, for a name that is one of ``_GLUED_PASS``
+    glued to it and starts where a name can (one lookbehind per width: each is fixed)."""
+    widths: dict[int, list[str]] = {}
+    for name in _GLUED_PASS:
+        widths.setdefault(len(name), []).append(name if word.isupper() else name.lower())
+    return "|".join(
+        rf"(?<=(?<![\[A-Za-z0-9_])(?:{'|'.join(names)}){word})" for names in widths.values()
+    )
+
+
 # Ordered: more specific formats first, so a key inside a URL or header is named by
 # its own kind. A pattern with a ``secret`` group masks only that group (the name,
 # header or flag before it stays readable).
@@ -132,6 +148,39 @@ _SPECS: tuple[tuple[str, str], ...] = (
         r"\\*[\"']?\s*[=:][ \t]*\\*[\"']?(?(pwd)(?![/~.$]|[a-z]+(?![^\s\"'#()\[\]{},;<>\\])))"
         r"(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?:true|false|null|none)\b)"
         r"[^\s\"'#()\[\]{},;<>\\]{6,})",
+    ),
+    # ".env" lines "DB_PASS=…", "REDIS_PASS=…", "PGPASS=…", yaml's "smtp_pass: …": PASS
+    # ends the name and starts it or follows a separator (or a common glued prefix), so
+    # "bypass", "compass" and "PASSED" are no names. An upper-case env name takes any
+    # value, as a *_PASSWORD does; any other (a yaml key, "Pass", a bare "PASS=") takes
+    # no path and no lower-case word ("first_pass: done"; "--- PASS: TestX" is no
+    # assignment at all: a bare PASS takes "=" only), and digits alone are a count
+    # ("PASS=12 FAIL=0"). The name meets its separator directly (the fast path's hints).
+    # The word comes first and what precedes it is looked back at, so a scan of text
+    # with no "pass" costs little.
+    (
+        "assignment",
+        r"(?i:pass)(?:"
+        rf"(?P<env>(?<=[A-Z0-9][_.-]PASS)|{_glued('PASS')})|"
+        rf"(?i:(?<=[a-z0-9][_.-]pass)|{_glued('pass')})|"
+        r"(?P<bare>(?<=(?<![\[A-Za-z0-9_.-])(?i:pass))))"
+        r"(?![A-Za-z0-9_])\\*[\"']?(?(bare)=|[=:])[ \t]*\\*[\"']?"
+        r"(?(env)|(?![/~.$]|[a-z]+(?![^\s\"'#()\[\]{},;<>\\])))"
+        r"(?P<secret>(?!\[secret:)(?!\d+\b)(?!(?i:true|false|null|none)\b)"
+        r"[^\s\"'#()\[\]{},;<>\\]{6,})",
+    ),
+    # "MASTER_KEY=…", "encryption_key: …", "KEY=…": a KEY names ids, paths and columns
+    # too (SORT_KEY=created_at, SSH_KEY=~/.ssh/id_rsa), so only a value shaped like a
+    # key is masked: 16 characters or more of a key's alphabet with a digit, and mixed
+    # case (base64) or 32 and more letters and digits (hex); a bare KEY takes "=" only.
+    (
+        "assignment",
+        r"(?i:key)(?:(?i:(?<=[a-z0-9][_.-]key)(?<!public_key)(?<!publishable_key))|"
+        r"(?P<bare>(?<=(?<![\[A-Za-z0-9_.-])(?i:key))))"
+        r"(?![A-Za-z0-9_])\\*[\"']?(?(bare)=|[=:])[ \t]*\\*[\"']?"
+        r"(?P<secret>(?!\[secret:)(?:base64:)?(?![/~.])(?=[A-Za-z0-9+/=_.-]*\d)(?:"
+        r"(?=[A-Za-z0-9+/=_.-]*[a-z])(?=[A-Za-z0-9+/=_.-]*[A-Z])[A-Za-z0-9+/=_.-]{16,}|"
+        r"[A-Za-z0-9]{32,})(?![^\s\"'#()\[\]{},;<>\\]))",
     ),
     # "aws configure set aws_secret_access_key wJalr…": the name, a space, the value.
     (
@@ -317,6 +366,7 @@ def mask_data(value: object) -> object:
 
 _SECRET_NAME = re.compile(
     r"(?i)(?:secret|token|passw(?:or)?d|api[_-]?key|private[_-]?key|access[_-]?key|credential)"
+    rf"|(?:[_.-]|^(?:{'|'.join(_GLUED_PASS)}))pass$"  # "DB_PASS", "PGPASS"
 )
 
 __all__ = ["KINDS", "MASK", "mask", "mask_count", "mask_data"]

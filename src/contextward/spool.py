@@ -48,6 +48,7 @@ _HINTS = (
     "-pass", "key-",  # the flag pattern (`--pass hunter2x`), mailgun keys
     "passphrase", "key is", "key was",  # "the deploy key is 9f8e…"
     "-u ", "-u=", "--user", "sshpass", "mysql", "mariadb", "login", "密码",  # -u user:pw, -p pw
+    "pass=", "pass:", "pass\"", "pass'", "pass\\", ".key",  # DB_PASS=…, app.key=…
 )  # fmt: skip
 _LONG_RUN = 24
 
