@@ -9,6 +9,11 @@ interpreter start:
   holding the lock until the prompts are committed (``claim_prompts``).
   Only prompts that cannot contain a secret (see ``may_hold_secret``) go here;
   anything else takes the full path, which masks before storing.
+- ``contextward.db-spool-tools.jsonl``: tool calls a hook could not record because
+  the store stayed busy past the hook's wait (masked by the caller; at most
+  ``MAX_TOOL_SPOOL`` bytes), drained by the next hook that opens the store
+  (``claim_tools``). Named under ``contextward.db-*`` so every store's
+  ``.gitignore``, old ones included, keeps it out of git.
 - ``record.gen``: replaced (new inode) whenever something a brief shows
   changes (journal, evidence, loop streaks, checks); its stat is the record's
   generation.
@@ -29,6 +34,10 @@ from . import minijson
 # module is on the hook fast path, where each costs more than the work it does.
 
 SPOOL_NAME = "spool-prompts.jsonl"
+TOOL_SPOOL_NAME = "contextward.db-spool-tools.jsonl"
+#: The tool spool stops taking records at this size (a store busy for that long is broken,
+#: and the spool must not fill the disk meanwhile).
+MAX_TOOL_SPOOL = 4 << 20
 GENERATION_NAME = "record.gen"
 CACHE_DIR = "hook-cache"
 #: A spool line longer than this is not written (the full path takes the prompt).
@@ -71,6 +80,16 @@ def may_hold_secret(text: str) -> bool:
 
 def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
     """Append one prompt record to the spool; False when it could not be written."""
+    return _append(os.path.join(store_dir, SPOOL_NAME), record, None)
+
+
+def append_tool(store_dir: str, record: dict[str, object]) -> bool:
+    """Append one tool-call record (already masked) to the tool spool; False when it could
+    not be written: a line over ``MAX_LINE``, a spool at ``MAX_TOOL_SPOOL``, an I/O error."""
+    return _append(os.path.join(store_dir, TOOL_SPOOL_NAME), record, MAX_TOOL_SPOOL)
+
+
+def _append(path: str, record: dict[str, object], cap: int | None) -> bool:
     import fcntl
 
     line = minijson.dumps(record) + "\n"
@@ -78,13 +97,13 @@ def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
     if len(data) > MAX_LINE:
         return False
     try:
-        fd = os.open(
-            os.path.join(store_dir, SPOOL_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
-        )
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        if cap is not None and os.fstat(fd).st_size + len(data) > cap:
+            return False
         os.write(fd, data)
         return True
     except OSError:
@@ -94,12 +113,12 @@ def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
 
 
 class PromptClaim:
-    """The spooled prompts, held under the spool's lock until the store has them.
+    """The spooled records, held under the spool's lock until the store has them.
 
     ``done()`` empties the spool; leaving without it (an error, a kill) keeps
-    every line for the next store open, so a prompt is never lost between the
+    every line for the next store open, so a record is never lost between the
     spool and the ledger. Re-reading lines already stored is harmless: the
-    ledger ignores a prompt key it has seen.
+    ledger ignores a prompt key (a tool call id) it has seen.
     """
 
     def __init__(self, fd: int, records: list[dict[str, object]], skipped: int) -> None:
@@ -107,9 +126,13 @@ class PromptClaim:
         self.records = records
         self.skipped = skipped
 
-    def done(self) -> None:
+    def done(self, keep: list[dict[str, object]] | None = None) -> None:
+        """Empty the spool, but for the records in ``keep`` (written back, in order)."""
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
+            if keep:
+                os.lseek(self._fd, 0, os.SEEK_SET)
+                os.write(self._fd, "".join(minijson.dumps(r) + "\n" for r in keep).encode())
         self.close()
 
     def close(self) -> None:
@@ -129,10 +152,21 @@ def claim_prompts(store_dir: str) -> PromptClaim | None:
 
     Appends wait while the claim is held; call ``done()`` once the prompts are stored.
     """
+    return _claim(os.path.join(store_dir, SPOOL_NAME), "text")
+
+
+def claim_tools(store_dir: str) -> PromptClaim | None:
+    """Lock the tool spool and read every tool-call record in it (None: nothing spooled, or
+    another process is draining it: no hook waits behind another's drain)."""
+    return _claim(os.path.join(store_dir, TOOL_SPOOL_NAME), "tool", wait=False)
+
+
+def _claim(path: str, field: str, *, wait: bool = True) -> PromptClaim | None:
+    """Every record of the spool at ``path`` whose ``field`` is a string, under its lock;
+    without ``wait``, None while another process holds the lock (it is draining)."""
     import fcntl
     import json
 
-    path = os.path.join(store_dir, SPOOL_NAME)
     try:
         if os.stat(path).st_size == 0:
             return None
@@ -140,7 +174,14 @@ def claim_prompts(store_dir: str) -> PromptClaim | None:
     except OSError:
         return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -158,7 +199,7 @@ def claim_prompts(store_dir: str) -> PromptClaim | None:
         except (ValueError, RecursionError):  # not UTF-8, not JSON, an integer too long
             skipped += 1
             continue
-        if isinstance(record, dict) and isinstance(record.get("text"), str):
+        if isinstance(record, dict) and isinstance(record.get(field), str):
             records.append(record)
         else:
             skipped += 1

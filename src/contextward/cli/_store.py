@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from ..errors import ContextwardError, StoreError
+from ..hosts import toolcall
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 from ._io import BadInput
@@ -52,6 +53,7 @@ def read_store(cfg: Config | None = None) -> Iterator[Store | None]:
             yield None
             return
         with store:
+            toolcall.drain(store)  # tool calls a hook spooled while the store was busy
             yield store
 
 
@@ -61,6 +63,7 @@ def write_store(cfg: Config | None = None) -> Iterator[Store]:
     root = project_root()
     retention = (cfg or load_config(root)).retention()
     with errors(), Store.open(root, retention=retention) as store:
+        toolcall.drain(store)
         yield store
 
 

@@ -23,7 +23,7 @@ import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
@@ -35,6 +35,7 @@ from ..redact import mask
 from ..store import Store, personal_dir, project_root, store_dir
 from ..store.paths import CONFIG_NAME
 from ..store.text import storable, storable_id
+from . import toolcall
 
 if TYPE_CHECKING:
     from ..inspect import Message
@@ -53,7 +54,6 @@ INSPECT_SECONDS = 15.0
 #: At most this many of the session's recorded owner prompts stand in for a transcript
 #: a compaction hook could not read.
 MAX_PROMPTS_IN_PLACE = 200
-_EXIT_CODE = re.compile(r"[Ee]xit code (\d{1,3})")
 #: Why a shell call the host reports as done has no exit status to trust.
 BACKGROUND = "background: the command was only started; its exit status was never seen"
 INTERRUPTED = "interrupted: the command was stopped before it finished"
@@ -100,11 +100,17 @@ class Session:
 
         # The host's environment names the personal layer; its retention applies too. A
         # lock another process holds is waited for briefly, never up to the host's timeout.
-        return Store.open(
+        store = Store.open(
             self.root,
             retention=load_config(self.root, env=self.env).retention(),
             wait_s=HOOK_WAIT_S,
         )
+        try:
+            toolcall.drain(store)
+        except BaseException:
+            store.close()
+            raise
+        return store
 
 
 #: The variables a host names its project folder in, first that names a folder wins
@@ -243,9 +249,16 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
 
     watch = _watched(session)
     before = spool.stamps(watch)
-    with session.open() as store:
-        pid = prompt_id if isinstance(prompt_id, str) and prompt_id else None
-        recorded = store.prompts.record(text, session_id=session.session_id, prompt_id=pid)
+    pid = prompt_id if isinstance(prompt_id, str) and prompt_id else None
+    with contextlib.ExitStack() as stack:
+        try:
+            store = stack.enter_context(session.open())
+            recorded = store.prompts.record(text, session_id=session.session_id, prompt_id=pid)
+        except StoreError as exc:
+            # A store busy past the hook's wait: the prompt waits in the spool (masked).
+            if exc.code != "store_busy" or not _spool_prompt(session, text, pid):
+                raise
+            return SILENT
         if recorded is None:
             return SILENT  # the same prompt fired twice
         data = _session_data(store, session)
@@ -279,6 +292,18 @@ def prompt(session: Session, text: str, prompt_id: object) -> Reply:
         return SILENT
     delta = "contextward: new in the project record since the brief:\n" + "\n".join(new)
     return Reply(context=bounded(delta, MAX_DELTA))
+
+
+def _spool_prompt(session: Session, text: str, prompt_id: str | None) -> bool:
+    """Keep a prompt the store could not take for the next store open; False when the
+    spool cannot take it either."""
+    from ..store.database import utc_now
+    from ..store.prompts import spool_record
+
+    record = spool_record(
+        text, session_id=session.session_id, prompt_id=prompt_id, created_at=utc_now()
+    )
+    return spool.append_prompt(_store_dir(session), record)
 
 
 def pre_shell(session: Session, command: str) -> Reply:
@@ -340,56 +365,32 @@ def post_tool(
     budget adds it up); a test run is counted once, with its evidence run (``verify`` in
     the budget).
     ``unfinished``: why the host's report is no exit status (started in the background,
-    interrupted); such a run is never a success."""
-    from ..guard.fingerprint import is_test_run
-    from ..guard.loops import record_outcome
-    from ..state import StateProject, checkpoint_written, file_modified, tool_called
+    interrupted); such a run is never a success.
 
-    command = tool_input.get("command")
-    shell = tool_name == "Bash" and isinstance(command, str) and bool(command.strip())
-    tested = shell and isinstance(command, str) and is_test_run(command)
-    if output_chars is None and failed and error:
-        output_chars = len(error)  # what the model got back from a failed call
-    with session.open() as store:
-        if not tool_called(
-            store,
-            session.session_id,
-            key=tool_use_id or None,
-            tool=tool_name,
-            output_chars=None if tested else output_chars,
-            evidence=tested,
-        ):
-            return SILENT  # the same tool call reported twice
-        if shell and isinstance(command, str):
-            code = _exit_code(error) if failed else 0
-            if tested:
-                _record_evidence(
-                    store, session, command, code, output or error, unfinished=unfinished
-                )
-            else:
-                # An exit status no one saw extends a failing streak but never clears one.
-                seen = None if unfinished and not failed else code
-                record_outcome(
-                    store, command, seen, source=session.host, session_id=session.session_id
-                )
-            if not failed and _CHECKPOINT_RUN.search(command):
-                # The agent's shell knows no session: the hook names it, so this
-                # checkpoint is this session's and no other's.
-                checkpoint_written(
-                    store, session.session_id, project=StateProject.open(session.root)
-                )
-        path = tool_input.get("file_path") or tool_input.get("notebook_path")
-        paths = [path] if isinstance(path, str) and path else _patched(tool_input)
-        if paths and not failed:
-            project = StateProject.open(session.root)
-            for one in paths:
-                file_modified(store, session.session_id, one, project=project)
+    A store busy past the hook's wait does not lose the call: it is spooled, masked, for
+    the next hook or command that opens the store (``toolcall``)."""
+    call = toolcall.observe(
+        session_id=session.session_id,
+        host=session.host,
+        root=session.root,
+        tool_name=tool_name,
+        tool_use_id=tool_use_id,
+        tool_input=tool_input,
+        failed=failed,
+        error=error,
+        output=output,
+        output_chars=output_chars,
+        unfinished=unfinished,
+        patched=tuple(_patched(tool_input)),
+    )
+    try:
+        with session.open() as store:
+            toolcall.record(store, call)
+    except StoreError as exc:
+        # Nothing of the call was written (one transaction): keep it for later.
+        if exc.code != "store_busy" or not toolcall.spool_call(session.root, call):
+            raise
     return SILENT
-
-
-#: A shell call that writes a checkpoint (``contextward checkpoint --focus …``, also as
-#: ``.venv/bin/contextward`` or ``python -m contextward``).
-_CHECKPOINT_RUN = re.compile(r"\bcontextward\s+checkpoint\b")
 
 
 #: The file lines of a patch as Codex's ``apply_patch`` writes it.
@@ -649,38 +650,4 @@ def _remember_injection(store: Store, session: Session, text: str, digest: str) 
     store.sessions.update(
         session.session_id,
         {"brief_digest": digest, "brief_lines": sorted({_line_key(line) for line in _lines(text)})},
-    )
-
-
-def _exit_code(error: str) -> int:
-    found = _EXIT_CODE.search(error)
-    code = int(found.group(1)) if found else 1
-    return code or 1
-
-
-def _record_evidence(
-    store: Store, session: Session, command: str, code: int, output: str, *, unfinished: str = ""
-) -> None:
-    """One test run the host reported, as evidence. A run the host did not see finish
-    exited 0 only in the host's report: it is recorded UNTRUSTED, with the reason first."""
-    from ..guard.fingerprint import assess
-    from ..guard.loops import outcome_for
-
-    found = assess(command)
-    if unfinished and not code:
-        found = replace(found, untrusted_reasons=(unfinished, *found.untrusted_reasons))
-    verdict = "fail" if code else ("ok" if found.trusted else "untrusted")
-    store.evidence.record(
-        command=command,
-        fingerprint=found.fingerprint,
-        streak_key=found.streak_key,
-        cwd=str(session.root),
-        exit_code=code,
-        duration_ms=0,
-        verdict=verdict,
-        reasons=found.untrusted_reasons if verdict == "untrusted" else (),
-        digest=mask(output[-2000:]),
-        output_bytes=len(output.encode("utf-8", "replace")),
-        attempt_outcome=outcome_for(found, code),
-        session_id=session.session_id,
     )

@@ -43,6 +43,7 @@ from ..redact import mask
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 from ..store.text import storable_id
+from . import toolcall
 from .mcp_stdio import serve_stdio
 
 if TYPE_CHECKING:
@@ -229,6 +230,7 @@ def confined(root: Path, relative: str) -> Path:
 def _store(root: Path, *, create: bool = True) -> Iterator[Store]:
     cfg = load_config(root)
     with Store.open(root, create=create, retention=cfg.retention()) as store:
+        toolcall.drain(store)  # tool calls a hook spooled while the store was busy
         yield store
 
 

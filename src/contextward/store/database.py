@@ -39,6 +39,9 @@ from .salt import SALT_BYTES, key_salt
 BUSY_TIMEOUT_MS = 10_000
 #: Overall deadline for starting a write transaction, retries included.
 WRITE_DEADLINE_S = 60.0
+#: How long opening the store waits for a lock to move spooled prompts into the ledger
+#: (busy past it, they stay spooled for the next open).
+SPOOL_WAIT_S = 0.25
 #: Prune a ledger when a new row's seq is a multiple of this (keeps appends cheap).
 PRUNE_EVERY = 64
 
@@ -135,6 +138,10 @@ class Store:
         #: How long this store waits for another process's lock before failing.
         self.wait_s = wait_s
         self._key_salt: bytes | None = None
+        #: How many ``write()`` blocks are open (an inner one joins the outer transaction).
+        self._depth = 0
+        #: A ``record_changed`` inside a transaction, made known when it commits.
+        self._changed = False
         with guarded():
             conn.execute(f"PRAGMA busy_timeout = {_busy_ms(wait_s)}")
             self.apply(migrations)
@@ -187,7 +194,17 @@ class Store:
             migrations=migrations,
             wait_s=wait_s,
         )
-        store.prompts.ingest_spool(store_dir(root))
+        try:
+            # Spooled prompts can wait for the next open; what this one opens for cannot.
+            with store.patience(SPOOL_WAIT_S):
+                store.prompts.ingest_spool(store_dir(root))
+        except StoreError as exc:
+            if exc.code != "store_busy":
+                store.close()
+                raise
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -199,8 +216,11 @@ class Store:
         )
 
     def record_changed(self) -> None:
-        """Mark that something a brief shows changed (the hook fast path watches this)."""
-        if self.root is not None:
+        """Mark that something a brief shows changed (the hook fast path watches this);
+        inside a transaction, once it commits: a reader that saw the mark must find the rows."""
+        if self._depth:
+            self._changed = True
+        elif self.root is not None:
             spool.bump_generation(str(store_dir(self.root)))
 
     @property
@@ -230,16 +250,48 @@ class Store:
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One short write transaction; commits on success, rolls back on error."""
+        """One short write transaction; commits on success, rolls back on error.
+
+        A ``write()`` inside another joins it: several ledger writes that must land
+        together (a hook's record of one tool call) go in one transaction, all or none.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.conn
+            finally:
+                self._depth -= 1
+            return
         with guarded():
             self._begin_immediate()
+            self._depth, self._changed = 1, False
             try:
                 yield self.conn
             except BaseException:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 raise
+            finally:
+                self._depth = 0
             self.conn.execute("COMMIT")
+        if self._changed:
+            self._changed = False
+            self.record_changed()
+
+    @contextlib.contextmanager
+    def patience(self, wait_s: float) -> Iterator[None]:
+        """Wait at most ``wait_s`` for another process's lock inside the block (a chore that
+        can as well be done later must not hold up the work it comes before)."""
+        before = self.wait_s
+        self.wait_s = min(wait_s, before)
+        with guarded():
+            self.conn.execute(f"PRAGMA busy_timeout = {_busy_ms(self.wait_s)}")
+        try:
+            yield
+        finally:
+            self.wait_s = before
+            with guarded():
+                self.conn.execute(f"PRAGMA busy_timeout = {_busy_ms(before)}")
 
     def _begin_immediate(self) -> None:
         # BEGIN IMMEDIATE takes the write lock up front, so the busy handler waits for it

@@ -56,6 +56,37 @@ def prompt_key(text: str, *, session_id: str | None, prompt_id: str | None = Non
     return f"h:{session_id or ''}:{digest}"
 
 
+def _fields(
+    text: str, session_id: str | None, prompt_id: str | None
+) -> tuple[str, str | None, str, str]:
+    """A prompt as the ledger keeps it: ("", session, key, masked and bounded text)."""
+    # A hook payload's "\ud800" decodes to a lone surrogate, which SQLite cannot store.
+    text = storable(text)
+    session_id = storable_id(session_id[:200]) if session_id is not None else None
+    prompt_id = storable_id(prompt_id) if prompt_id is not None else None
+    body = mask(text).strip()
+    if not body:
+        raise InputError("the prompt is empty", code="empty_text")
+    if len(body) > MAX_PROMPT:
+        body = body[: MAX_PROMPT - 1] + "…"
+    return ("", session_id, prompt_key(text, session_id=session_id, prompt_id=prompt_id), body)
+
+
+def spool_record(
+    text: str, *, session_id: str | None, prompt_id: str | None, created_at: str
+) -> dict[str, object]:
+    """The spool line for a prompt the store was too busy to take (``spool.append_prompt``):
+    masked, bounded, and keyed as ``Prompts.record`` would key it, so it is stored once."""
+    _, session_id, key, body = _fields(text, session_id, prompt_id)
+    return {
+        "text": body,
+        "session_id": session_id,
+        "prompt_id": None,
+        "created_at": created_at,
+        "key": key,
+    }
+
+
 def _prompt(row: sqlite3.Row) -> Prompt:
     return Prompt(
         int(row["seq"]), str(row["created_at"]), row["session_id"], str(row["key"]), row["text"]
@@ -80,20 +111,16 @@ class Prompts:
             return self._insert(conn, row)
 
     def _row(
-        self, text: str, session_id: str | None, prompt_id: str | None, created_at: str | None
+        self,
+        text: str,
+        session_id: str | None,
+        prompt_id: str | None,
+        created_at: str | None,
+        key: str | None = None,
     ) -> tuple[str, str | None, str, str]:
-        # A hook payload's "\ud800" decodes to a lone surrogate, which SQLite cannot store.
-        text = storable(text)
-        session_id = storable_id(session_id[:200]) if session_id is not None else None
-        prompt_id = storable_id(prompt_id) if prompt_id is not None else None
-        body = mask(text).strip()
-        if not body:
-            raise InputError("the prompt is empty", code="empty_text")
-        if len(body) > MAX_PROMPT:
-            body = body[: MAX_PROMPT - 1] + "…"
-        key = prompt_key(text, session_id=session_id, prompt_id=prompt_id)
+        created, session_id, derived, body = _fields(text, session_id, prompt_id)
         created = storable(created_at) if created_at is not None else self.store.clock()
-        return (created, session_id, key, body)
+        return (created, session_id, key or derived, body)
 
     def _insert(
         self, conn: sqlite3.Connection, row: tuple[str, str | None, str, str]
@@ -150,12 +177,14 @@ class Prompts:
                 session_id = record.get("session_id")
                 prompt_id = record.get("prompt_id")
                 created_at = record.get("created_at")
+                key = record.get("key")  # a prompt spooled masked: its key was derived before
                 try:
                     row = self._row(
                         text,
                         session_id if isinstance(session_id, str) else None,
                         prompt_id if isinstance(prompt_id, str) else None,
                         created_at if isinstance(created_at, str) else None,
+                        key=storable_id(key) if isinstance(key, str) and key else None,
                     )
                 except InputError:
                     continue  # nothing left to store once masked
@@ -181,4 +210,4 @@ class Prompts:
         return [_prompt(row) for row in rows]
 
 
-__all__ = ["MAX_PROMPT", "Prompt", "Prompts", "prompt_key"]
+__all__ = ["MAX_PROMPT", "Prompt", "Prompts", "prompt_key", "spool_record"]
