@@ -1,5 +1,5 @@
 """``python -m contextward``: the same command line as the ``contextward`` script."""
 
-from contextward.cli import main
+from contextward.launcher import main
 
 main()
