@@ -3,8 +3,12 @@
 The transcript repeats the labelled dev sessions (bench/data/inspect) with
 fresh ids, in Claude Code JSONL, until it reaches the target size: 20 MB by
 default, ``CONTEXTWARD_BENCH_INSPECT_MB`` to change it (100 for the DESIGN
-budget). Tool results are repeated 4x, as real transcripts are dominated by
-them; a second run without that (prose only) is the worst case. Each run is
+budget). Each copy's prose has a word of its own in every sentence
+(``_varied``): a real session repeats no sentence, and copies read word for
+word would be cheaper than real text (the rules cache what they read, and
+inspection merges duplicates), about twice as fast as measured. Tool results
+are repeated 4x, as real transcripts are dominated by them (and real logs do
+repeat); a second run without that (prose only) is the worst case. Each run is
 a fresh subprocess so its peak RSS (``ru_maxrss``) is its own. Throughput
 is per CPU second (``process_time``), so a busy machine does not skew it.
 """
@@ -15,6 +19,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -98,6 +103,20 @@ def _line(mid: str, role: str, text: str, tool: bool, realistic: bool) -> dict[s
     return line
 
 
+# Where a sentence starts: a line's first word (after a list marker), or the word after a
+# sentence's end.
+_LINE_START = re.compile(r"^([ \t]*(?:[-*•][ \t]+|\d+[.)][ \t]+)?)(?=\S)", re.MULTILINE)
+_SENTENCE_START = re.compile(r"(?<=[^\d\s][.!?]) (?=\S)|(?<=[。！？])(?=\S)")
+
+
+def _varied(text: str, rep: int) -> str:
+    """``text`` with a word of its own in every sentence: a real session repeats no
+    sentence, so a copy must not find its sentences already read (the rules cache what
+    they read, and inspection merges duplicates)."""
+    text = _SENTENCE_START.sub(lambda m: f"{m.group()}r{rep} ", text)
+    return _LINE_START.sub(lambda m: f"{m.group(1)}r{rep} ", text)
+
+
 def generate(path: Path, megabytes: float, tool_repeat: int, realistic: bool = True) -> int:
     target = int(megabytes * 1024 * 1024)
     data = sessions("dev")
@@ -112,6 +131,8 @@ def generate(path: Path, megabytes: float, tool_repeat: int, realistic: bool = T
                     tool = m["role"] == "tool"
                     if tool:
                         text = "\n".join([text] * tool_repeat) + f"\n# run {rep}"
+                    elif rep:
+                        text = _varied(text, rep)
                     encoded = (
                         json.dumps(
                             _line(mid, str(m["role"]), text, tool, realistic), ensure_ascii=False
