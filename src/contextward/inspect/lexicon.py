@@ -84,19 +84,52 @@ HOLD = _re(
 )
 
 
+class _Cue:
+    """A cue pattern split by script, for speed: its Latin alternatives, tried on all
+    text, and its Chinese ones, each of which needs a Chinese character, tried only on
+    text that is not ASCII (``str.isascii`` is O(1)). In one alternation, English text
+    pays for every Chinese branch at every position; apart, it skips them all.
+
+    A test, as ``_StartOrAnywhere`` is: ``search`` and ``match`` find a match whenever
+    the whole alternation would, not always the same one. ``sub`` is the whole's."""
+
+    __slots__ = ("_chinese", "_latin", "_whole")
+
+    def __init__(self, latin: str, chinese: str) -> None:
+        self._latin = _re(latin)
+        self._chinese = _re(chinese)
+        self._whole = _re(f"{latin}|{chinese}")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        found = self._latin.search(text)
+        if found is None and not text.isascii():
+            return self._chinese.search(text)
+        return found
+
+    def match(self, text: str) -> re.Match[str] | None:
+        found = self._latin.match(text)
+        if found is None and not text.isascii():
+            return self._chinese.match(text)
+        return found
+
+    def sub(self, repl: str, text: str) -> str:
+        # ASCII text holds no match of the Chinese part: the Latin part replaces alike.
+        return (self._latin if text.isascii() else self._whole).sub(repl, text)
+
+
 class _StartOrAnywhere:
     """A cue set split for speed: alternatives anchored at the start (tried once, with
-    ``match``), the ones that may occur anywhere, and costly start-anchored ones tried
-    only when the text contains a word they need. One ``search`` over a big alternation with ``^`` branches
-    retries every branch at every position, which is slow."""
+    ``match``), the ones that may occur anywhere (a ``_Cue``), and costly start-anchored
+    ones tried only when the text contains a word they need. One ``search`` over a big
+    alternation with ``^`` branches retries every branch at every position, which is slow."""
 
     __slots__ = ("_anywhere", "_ascii", "_gated", "_start")
 
     def __init__(
-        self, start: str, anywhere: str, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
+        self, start: str, anywhere: _Cue, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
     ) -> None:
         self._start = _re(start)
-        self._anywhere = _re(anywhere)
+        self._anywhere = anywhere
         # Each gate's words as one pattern: one scan of the text instead of one per word.
         self._gated = tuple(
             (_re("|".join(map(re.escape, needles))), _re(pattern)) for needles, pattern in gated
@@ -127,11 +160,13 @@ CORRECTION = _StartOrAnywhere(
     r"wrong (?:\w+ ){0,2}[—–,:-]|"
     r"(?:make|change) (?:it|that|this|them)(?: to)? [~≈]?\d|"
     r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|等下|等等|改主意|算了))",
-    r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
-    r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
-    r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了|[，,][^，,。！？!?]{0,12}其实|"
-    # "make monthly $12 actually": the word that takes it back may come last.
-    r"\bactually\s*(?:[,.;!—–]|$)",
+    _Cue(
+        r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
+        r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
+        # "make monthly $12 actually": the word that takes it back may come last.
+        r"\bactually\s*(?:[,.;!—–]|$)",
+        r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了|[，,][^，,。！？!?]{0,12}其实",
+    ),
     (
         (("but",), r".{0,30}\b(?:good|nice|great|fine|sense|works|right)[,!.]?\s+but\b"),
         (
@@ -149,29 +184,33 @@ CORRECTION = _StartOrAnywhere(
     ),
 )
 
-SUPERSEDE = _re(
+SUPERSEDE = _Cue(
     r"\b(?:instead|rather than|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|"
     r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with|replaced by|change(?:d)? (?:it |that )?to|"
     r"mov(?:e|es|ed|ing) (?:to|from)|now (?:use|uses|using|we use)|go with \S+ after all|back to|after all)\b|"
-    r",\s*not\s+(?:the\s+)?[`\w]|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是|挪到|推迟到|提前到|改到"
+    r",\s*not\s+(?:the\s+)?[`\w]",
+    r"改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是|挪到|推迟到|提前到|改到",
 )
 
 REJECTED = _StartOrAnywhere(
     # A summary's "Abandoned the Redis approach because invalidation was too complex."
     r"(?:abandoned|rejected|ditched|scrapped|ruled out|gave up on)\b.{0,120}?"
     r"\b(?:because|since|due to|after)\b",
-    r"\b(?:(?:was|were|got|been|is|are) (?:dropped|rejected|abandoned|ruled out|scrapped|ditched|reverted|"
-    r"removed from consideration|a dead end|not an option)|"
-    r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
-    r"backed out|reverted|threw out)|gave up on|decided against|ruled out|"
-    r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
-    r"made (?:no|zero) difference|"
-    r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
-    r"i(?:'m| am) not (?:using|going with|going to use)|"
-    r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
-    # "Tried a Redis cache; abandoned because …", "Redis cache (abandoned: too complex)".
-    r"[;(]\s*(?:abandoned|rejected|ruled out|dropped)\b|"
-    r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|解决不了|不管用|没效果|没有效果|不用\S{0,8}了|回滚了|试过.{0,30}(?:不行|失败|没用)",
+    _Cue(
+        r"\b(?:(?:was|were|got|been|is|are) (?:dropped|rejected|abandoned|ruled out|scrapped|ditched|reverted|"
+        r"removed from consideration|a dead end|not an option)|"
+        r"(?:we|i) (?:dropped|rejected|abandoned|ditched|scrapped|gave up on|ruled out|decided against|"
+        r"backed out|reverted|threw out)|gave up on|decided against|ruled out|"
+        r"(?:didn'?t|doesn'?t|won'?t|does not|did not|will not) (?:work|scale|fit|help)|"
+        r"made (?:no|zero) difference|"
+        r"not an option|dead end|no good|is a non-?starter|we(?:'re| are) not (?:going|using)|"
+        r"i(?:'m| am) not (?:using|going with|going to use)|"
+        r"(?:is|are) (?:out|not viable|a no-go)|off the table|won'?t fly|no-go)\b|"
+        # "Tried a Redis cache; abandoned because …", "Redis cache (abandoned: too complex)".
+        r"[;(]\s*(?:abandoned|rejected|ruled out|dropped)\b",
+        r"放弃|弃用|否决|排除了|行不通|不可行|走不通|不再考虑|解决不了|不管用|没效果|没有效果|不用\S{0,8}了|回滚了|"
+        r"试过.{0,30}(?:不行|失败|没用)",
+    ),
     (
         (("but",), r"(?:i|we) (?:considered|tried|looked at|experimented with)\b.{3,120}?,? but\b"),
         (
@@ -183,13 +222,13 @@ REJECTED = _StartOrAnywhere(
     ),
 )
 
-REASON = _re(
+REASON = _Cue(
     r"\b(?:because|since|due to|caus(?:ed|es|ing)|too (?:slow|big|large|flaky|heavy|expensive)|"
-    r"kept (?:failing|locking|timing|crashing|breaking)|led to|so (?:we|i))\b|"
-    r"因为|由于|导致|原因|所以"
+    r"kept (?:failing|locking|timing|crashing|breaking)|led to|so (?:we|i))\b",
+    r"因为|由于|导致|原因|所以",
 )
 
-DECISION = _re(
+DECISION = _Cue(
     r"\b(?:we(?:'ll| will| are going to|'re going to| should| shall) (?:use|go with|store|keep|adopt|"
     r"stick with|switch to|move to|build on|rely on)|(?:decided|decide) (?:to|on)|going with|go with|"
     r"chose|chosen|picked|opted for|settled on|agreed on|landed on|standardi[sz]ed on|"
@@ -197,9 +236,9 @@ DECISION = _re(
     r"use \S+(?: \S+)?,\s*not\b|"
     r"switch(?:ed|ing)? (?:to|over to)|the plan is|we(?:'re| are) (?:using|storing|going with)|"
     r"final (?:choice|answer|pick|decision)|the (?:\w+ )?fix (?:goes|is|will be)|"
-    r"(?:using|opening|storing|moving|switching|keeping) (?:\S+ ){0,3}(?:instead|in|with|to))\b|"
+    r"(?:using|opening|storing|moving|switching|keeping) (?:\S+ ){0,3}(?:instead|in|with|to))\b",
     r"^那就|^那我们就|决定|选择了|选定|采用|最终(?:选|用|方案|决定)|改用|就用|定为|方案是|换成|统一用|"
-    r"用\s*[a-z][\w.-]*\s*(?:部署|实现|存储|来|做|写)|双写|方案"
+    r"用\s*[a-z][\w.-]*\s*(?:部署|实现|存储|来|做|写)|双写|方案",
 )
 
 CONSTRAINT_START = _re(
@@ -208,66 +247,70 @@ CONSTRAINT_START = _re(
 )
 CONSTRAINT = _StartOrAnywhere(
     r"(?:only|no \w+)\b",
-    r"\b(?:never|must not|mustn'?t|must never|may not|can'?t|cannot|can not|should not|shouldn'?t|should never|do not|don'?t|"
-    r"is not allowed|are not allowed|not allowed to|isn'?t allowed|aren'?t allowed|forbidden|prohibited|"
-    r"off[- ]limits|hands off|read[- ]only|under no circumstances|without (?:asking|approval|permission|"
-    r"my (?:ok|okay|approval|permission)|a review|changing|touching|breaking)|always|no longer|"
-    r"stick to|stays? (?:on|within|under|below|valid|the same|compatible|working|supported|available)|leave (?:\S+ ){1,4}(?:alone|as is|untouched|unchanged)|"
-    r"stays? (?:untouched|unchanged|as is|frozen|put|pinned|on)|is frozen|are frozen|"
-    r"(?:must|has to|have to|needs? to) (?:stay|remain|keep)|remains? (?:backward|compatible|unchanged)|"
-    r"backward[- ]compatib\w*|(?:changes|everything|all \w+|it) (?:go|goes|must go|has to go) through|"
-    r"\w+s go (?:out )?(?:only )?through|nothing else|, so no \w+|(?:rather|instead) than (?:editing|changing|doing|touching) it yourself|"
-    r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
-    r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
-    r"modify|run|deploy|push|commit|work on|target|support)|"
-    r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
-    r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
-    r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing)|"
-    # A standing instruction: "From now on just run the unit tests before commits."
-    r"from now on|going forward|from here on(?: out)?|henceforth)\b|从现在起|从现在开始|从今以后|今后都|以后都|以后一律|"
-    r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
-    r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])|"
-    # "PRs only.", "Linux only, no Windows": outside the group above, whose closing \b
-    # never follows the full stop.
-    r"\b(?!(?:that|this|it|them|once|one)\b)\w+ only\s?(?:[.,;—–-]|$)",
+    _Cue(
+        r"\b(?:never|must not|mustn'?t|must never|may not|can'?t|cannot|can not|should not|shouldn'?t|should never|do not|don'?t|"
+        r"is not allowed|are not allowed|not allowed to|isn'?t allowed|aren'?t allowed|forbidden|prohibited|"
+        r"off[- ]limits|hands off|read[- ]only|under no circumstances|without (?:asking|approval|permission|"
+        r"my (?:ok|okay|approval|permission)|a review|changing|touching|breaking)|always|no longer|"
+        r"stick to|stays? (?:on|within|under|below|valid|the same|compatible|working|supported|available)|leave (?:\S+ ){1,4}(?:alone|as is|untouched|unchanged)|"
+        r"stays? (?:untouched|unchanged|as is|frozen|put|pinned|on)|is frozen|are frozen|"
+        r"(?:must|has to|have to|needs? to) (?:stay|remain|keep)|remains? (?:backward|compatible|unchanged)|"
+        r"backward[- ]compatib\w*|(?:changes|everything|all \w+|it) (?:go|goes|must go|has to go) through|"
+        r"\w+s go (?:out )?(?:only )?through|nothing else|, so no \w+|(?:rather|instead) than (?:editing|changing|doing|touching) it yourself|"
+        r"no third[- ]party|is contractual|keep (?:\S+ ){1,5}(?:stable|unchanged|as is|compatible|out of|under|below|current|existing|the same|as they are|"
+        r"intact|private|green|small|minimal)|nothing (?:\w+ )?(?:straight|directly) (?:to|in)|only (?:use|touch|change|edit|"
+        r"modify|run|deploy|push|commit|work on|target|support)|"
+        r"no (?:new )?(?:dependencies|deps|packages|libraries|force[- ]push\w*|direct push\w*|changes to|"
+        r"breaking|migrations|downtime|emails?|secrets|network|internet)\b|is a hard requirement|"
+        r"on my behalf|without me|we(?:'re| are) not (?:adding|using|doing|going to|touching|changing)|"
+        # A standing instruction: "From now on just run the unit tests before commits."
+        r"from now on|going forward|from here on(?: out)?|henceforth)\b|"
+        # "PRs only.", "Linux only, no Windows": outside the group above, whose closing \b
+        # never follows the full stop.
+        r"\b(?!(?:that|this|it|them|once|one)\b)\w+ only\s?(?:[.,;—–-]|$)",
+        r"从现在起|从现在开始|从今以后|今后都|以后都|以后一律|"
+        r"不要|(?<!能)不能|不准|不许|禁止|切勿|千万别|不得|严禁|不可以|绝不|永远不|只能|只许|只用|一律|务必|"
+        r"始终|保持|避免|不再|一定要|得继续|继续用|只改|只负责|只读|别(?![人的处名])",
+    ),
 )
 
-GOAL = _re(
+GOAL = _Cue(
     r"\b(?:goal|objective|the aim|the point is|we(?:'re| are) (?:building|adding|trying to|working on|"
     r"implementing|migrating|porting|moving|rewriting|replacing)|i(?:'m| am) (?:building|trying to|working on)|"
     r"i want (?:to|you to)|i(?:'d| would) like (?:to|you to)|i need (?:you )?to|"
     r"we need to (?:ship|build|add|implement|migrate|get|port|move|replace|support)|the task is|"
     r"your (?:job|task) is|end result|by (?:friday|monday|tuesday|wednesday|thursday|saturday|sunday|"
-    r"the end of|end of)|deadline|(?:user|they|owner) (?:wants?|asked|requested))\b|"
-    r"目标|目的是|任务是|我们要|我想要|我想让|我需要你|需要实现|打算|希望你|帮我(?:把|实现|做|加|写)"
+    r"the end of|end of)|deadline|(?:user|they|owner) (?:wants?|asked|requested))\b",
+    r"目标|目的是|任务是|我们要|我想要|我想让|我需要你|需要实现|打算|希望你|帮我(?:把|实现|做|加|写)",
 )
 
-PREFERENCE = _re(
+PREFERENCE = _Cue(
     r"\b(?:i (?:prefer|'d prefer|would prefer|'d rather|would rather|like (?:it|my|the|to|when)|"
     r"want (?:it|them) (?:to be|in))|prefer(?:ably|red|s)?|please (?:use|write|keep|name|format)|"
     r"(?:in|use) (?:\w+ ){0,2}(?:style|format|casing|naming)|i(?:'d| would) (?:rather|like)|"
-    r"(?:nicer|cleaner) (?:if|to)|(?:is|are) (?:enough|plenty|fine for now))\b|"
-    r"我更喜欢|我喜欢|偏好|倾向于|更倾向|最好用|尽量|习惯用|请用|风格|保持一致|就够了|就行|就可以了"
+    r"(?:nicer|cleaner) (?:if|to)|(?:is|are) (?:enough|plenty|fine for now))\b",
+    r"我更喜欢|我喜欢|偏好|倾向于|更倾向|最好用|尽量|习惯用|请用|风格|保持一致|就够了|就行|就可以了",
 )
 
-REQUIREMENT = _re(
+REQUIREMENT = _Cue(
     r"\b(?:must|has to|have to|needs? to|should|required|requires?|mandatory|make sure|ensure|it is essential|"
     r"expected to|acceptance criteria|supports?|compatible with|at least|at most|no more than|within \d|"
-    r"needs? (?:the same|a|an))\b|需要|必须|要求|应该|确保|保证|支持|兼容|至少|最多|不超过|控制在|以内|要"
+    r"needs? (?:the same|a|an))\b",
+    r"需要|必须|要求|应该|确保|保证|支持|兼容|至少|最多|不超过|控制在|以内|要",
 )
 
-TODO = _re(
+TODO = _Cue(
     r"\b(?:todo|to-do|still (?:need|needs|open|missing|broken|fails|failing|returns|to|pending|has|have)|"
     r"not (?:yet|done|finished|implemented|wired|handled|covered)|not (?:\w+ ){1,2}yet|isn'?t (?:\w+ )?yet|hasn'?t been|haven'?t (?:done|implemented|"
     r"finished|added|written|wired|handled|touched)|is (?:still )?(?:unfinished|incomplete|pending|"
     r"todo|stubbed)|is still (?:missing|broken)|remains? (?:open|to be|broken|unsolved)|left to do|next (?:step|up)|follow[- ]up|"
     r"later we|(?:we|i)(?:'ll)? (?:still )?need to|we have to|need to (?:add|fix|write|implement|finish|update|"
     r"handle|migrate|wire|port|remove|check|test|document)|after that|once (?:that|this)(?:'s| is) done|"
-    r"tomorrow|wip|open question|unresolved|until \w+ the)\b|"
-    r"待办|还没|尚未|未完成|还需要|还要|接下来|下一步|之后再|稍后|回头|TODO|还差|没有完成|仍然|暂未|未解决"
+    r"tomorrow|wip|open question|unresolved|until \w+ the)\b|TODO",
+    r"待办|还没|尚未|未完成|还需要|还要|接下来|下一步|之后再|稍后|回头|还差|没有完成|仍然|暂未|未解决",
 )
 
-STATE = _re(
+STATE = _Cue(
     r"\b(?:now (?:succeeds|passes|builds|works|returns|runs|compiles|loads|stops?|sends|uses|has|calls|writes|reads|handles|includes|supports|follows|shows)|"
     r"now works|works end to end|is (?:now )?working|are (?:now )?working|is done|are done|is deployed|"
     r"are deployed|is merged|was merged|has been (?:migrated|added|implemented|fixed|deployed|merged|updated|"
@@ -276,18 +319,18 @@ STATE = _re(
     r"i(?:'ve| have) (?:now )?(?:added|implemented|fixed|updated|created|migrated|written|removed|renamed|moved|"
     r"refactored|finished|completed|wired|replaced|ported)|we(?:'ve| have) (?:added|implemented|fixed|"
     r"migrated|finished|completed|shipped)|is on (?:the )?branch|(?:branch|pr) \S+ (?:has|holds|contains))\b|"
-    r"^(?:status|so far|currently|right now|at this point|as of now|now)\b|^现在|"
-    r"目前|现在已|已经|已完成|完成了|进度|当前|跑通|通过了|已合并|已部署|已上线"
+    r"^(?:status|so far|currently|right now|at this point|as of now|now)\b",
+    r"^现在|目前|现在已|已经|已完成|完成了|进度|当前|跑通|通过了|已合并|已部署|已上线",
 )
 
-FACT = _re(
+FACT = _Cue(
     r"\b(?:lives? (?:in|on)|live in|is (?:stored|kept|defined|configured|located|set|declared|read) (?:in|at|via|from)|"
     r"are (?:stored|kept|defined|configured|located) (?:in|at)|runs? on|listens? on|is (?:called|named)|"
     r"points to|reads from|writes to|is served (?:from|by)|comes? from|is owned by|belongs to|"
     r"is (?:version|v)\s?\d|(?:uses?|is on|runs) (?:python|node|postgres\w*|redis|java|go|rust|ruby|php|"
     r"mysql|django|flask|fastapi|react|vue|rails|spring|kafka|rabbitmq)\b|port \d+|version \d|"
-    r"the (?:\w+ ){0,3}(?:is|are) (?:in|at|under) [`/\w]|owns the|maintains the|is the owner)\b|"
-    r"位于|存放在|放在|配置在|定义在|在\s?\S{1,40}(?:里|中|下)|端口|版本|路径|叫做|名为|依赖|负责"
+    r"the (?:\w+ ){0,3}(?:is|are) (?:in|at|under) [`/\w]|owns the|maintains the|is the owner)\b",
+    r"位于|存放在|放在|配置在|定义在|在\s?\S{1,40}(?:里|中|下)|端口|版本|路径|叫做|名为|依赖|负责",
 )
 
 
@@ -327,24 +370,25 @@ PLEASE = re.compile(r"\b(?:please|pls|plz)\b")
 
 # "cannot be downgraded over OTA", "KEDA is installed cluster-wide": what later work must
 # live with.
-LIMITATION = _re(
+LIMITATION = _Cue(
     r"\b(?:cannot|can'?t|can not|is not (?:possible|supported)|isn'?t supported|are not supported|"
-    r"is (?:installed|enabled|disabled|deployed|pinned)|are (?:installed|enabled|disabled|pinned))\b|"
-    r"不支持|无法|不能"
+    r"is (?:installed|enabled|disabled|deployed|pinned)|are (?:installed|enabled|disabled|pinned))\b",
+    r"不支持|无法|不能",
 )
 
-RISK = _re(
+RISK = _Cue(
     r"\b(?:risk|risky|be careful|careful with|watch out|beware|danger|dangerous|might break|could break|"
     r"may break|can break|will break|caution|heads up|flaky|race condition|data loss|"
     r"los(?:e|es|ing) (?:\w+ )?(?:data|events?|messages?|writes?|orders?)|"
     r"(?:will|could|would) (?:fail|break|crash|time out|lose|corrupt)|"
-    r"memory leak\w*|leaks?|unbounded|without bound|deadlocks?|out of memory)\b|"
-    r"风险|小心|当心|可能会|危险|竞态|丢数据|内存泄漏|死锁"
+    r"memory leak\w*|leaks?|unbounded|without bound|deadlocks?|out of memory)\b",
+    r"风险|小心|当心|可能会|危险|竞态|丢数据|内存泄漏|死锁",
 )
 
-LESSON = _re(
+LESSON = _Cue(
     r"\b(?:lesson|learned|turns out|turned out|the trick is|the fix was|root cause|remember (?:that|to)|"
-    r"note to self|pitfall|for future reference|gotcha)\b|教训|原来是|踩坑|经验|根本原因|记住"
+    r"note to self|pitfall|for future reference|gotcha)\b",
+    r"教训|原来是|踩坑|经验|根本原因|记住",
 )
 
 NARRATION = _re(
@@ -358,17 +402,18 @@ NARRATION = _re(
 
 # A request in the owner's lead-in to a paste ("Here is the log from prod, figure out
 # why:"): what follows is evidence to look at, not an instruction to keep.
-ASKS = _re(
+ASKS = _Cue(
     r"\b(?:figure out|find out|look into|investigate|debug|diagnose|fix|explain)\b|"
-    r"\bwhy\b.{0,40}[:：]$|帮我看|看看为什么|为什么|排查|修一下|分析一下"
+    r"\bwhy\b.{0,40}[:：]$",
+    r"帮我看|看看为什么|为什么|排查|修一下|分析一下",
 )
 
-IMPERATIVE = _re(
+IMPERATIVE = _Cue(
     r"(?:^|[,;:]\s*)(?:please,? )?(?:add|implement|build|create|write|fix|make|update|refactor|remove|delete|rename|"
     r"migrate|ship|deploy|support|set up|port|move|convert|replace|change|integrate|wire|hook up|extract|"
     r"split|test|document|handle|bump|upgrade|clean up|investigate|look into|figure out|get|open|ask|notify|"
-    r"tell|file|schedule|run|check|verify|find out|find)\b|"
-    r"^(?:请|帮我|麻烦)?(?:实现|添加|加上|加个|修复|重构|写|做|改|把|给|去掉|删除|升级|迁移|支持|处理|补上)"
+    r"tell|file|schedule|run|check|verify|find out|find)\b",
+    r"^(?:请|帮我|麻烦)?(?:实现|添加|加上|加个|修复|重构|写|做|改|把|给|去掉|删除|升级|迁移|支持|处理|补上)",
 )
 
 USE = _re(
@@ -437,16 +482,18 @@ PROGRESSIVE = _re(
 MOVING_ON = _re(r"^(?:now|next)[, ]+(?:the|on to|onto)\s+(?:[\w/-]+\s?){1,3}(?:[.:]|\s[—–-]\s)")
 # The cues that say outright that something said before is replaced (", not X" and
 # "fall back to" only contrast or describe).
-REPLACE_STRONG = _re(
+REPLACE_STRONG = _Cue(
     r"\b(?:instead|switch(?:ed|ing)? (?:to|over|back)|no longer|not anymore|rather than|"
-    r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with)\b|改用|换成|不再|而不是|换回|用回|改回"
+    r"replac(?:e|es|ed|ing) (?:it|that|this|them|\S+) with)\b",
+    r"改用|换成|不再|而不是|换回|用回|改回",
 )
 # "Also add …", "也要…": an addition beside what was said, not a replacement of it.
 # "PNG uploads too." adds; "too fiddly" says why, and adds nothing.
-ADDITIVE = _re(
-    r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|也要|也得|还要|另外|也有|也需要|"
+ADDITIVE = _Cue(
+    r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|"
     # "crypto prices are a separate cache: 30 seconds": a value for another thing.
-    r"\b(?:is|are) (?:a )?separate\b"
+    r"\b(?:is|are) (?:a )?separate\b",
+    r"也要|也得|还要|另外|也有|也需要",
 )
 # "New sessions are written only to Postgres": how the system will behave, a design.
 DESIGN = _re(
@@ -499,10 +546,11 @@ SWITCH_ECHO = _re(
     r"revert(?:ed|ing)|going back|back|stay(?:ed|ing)|stick(?:ing)?|using|go(?:ing)? with) (?:to |on |with )?"
 )
 # "... ; fixed.", "... and it passes now": the assistant reporting a failure it just fixed.
-FIXED = _re(
+FIXED = _Cue(
     r"\b(?:fixed|(?:it|they|that|the build|the tests?|everything) (?:passes|pass|builds|works|resolves|is green)"
     r"(?: now)?|(?:passes|resolves|works|builds) now|typo|my (?:bad|mistake)|on my side|forgot (?:to|the)|"
-    r"missing (?:`|import|include|the import))\b|通过|修好了|解决了|好了|补上了|加上了|改好了|漏了|写错了|手误"
+    r"missing (?:`|import|include|the import))\b",
+    r"通过|修好了|解决了|好了|补上了|加上了|改好了|漏了|写错了|手误",
 )
 # Courtesy, approval and filler: what is left of a user's unit once these are gone is its
 # content ("weekly is fine" -> "weekly"; "ok do it" -> nothing).
@@ -559,9 +607,10 @@ def has_content(low: str) -> bool:
     return len(_CJK_CHAR.findall(FILLER_CJK.sub("", low))) >= 2
 
 
-DECLARATIVE = _re(
+DECLARATIVE = _Cue(
     r"\b(?:is|are|was|were|has|have|takes?|returns?|fails?|holds?|contains?|uses?|runs?|reads?|"
-    r"writes?|calls?|depends|lives|points|needs|means|stays?)\b|有|是|在|从"
+    r"writes?|calls?|depends|lives|points|needs|means|stays?)\b",
+    r"有|是|在|从",
 )
 
 # "Why not just use the retry helper?", "要不直接用现成的？": the owner proposing, not asking.
@@ -603,13 +652,13 @@ WH_QUESTION = _re(
     r"^\S{0,12}(?:怎么|为什么|为啥|什么|哪个|哪里|多少|多久|是否|能否|有没有|是不是)\S{0,10}$"
 )
 
-RESOLVED = _re(
-    r"\b(?:tests? (?:fail|failed|failing|fails)|the (?:test )?failure|fixed (?:it|that|the typo))\b|"
-    r"测试.{0,6}失败|这个失败|失败是因为|报错是因为"
+RESOLVED = _Cue(
+    r"\b(?:tests? (?:fail|failed|failing|fails)|the (?:test )?failure|fixed (?:it|that|the typo))\b",
+    r"测试.{0,6}失败|这个失败|失败是因为|报错是因为",
 )
-TODO_DEADLINE = _re(
-    r"\b(?:before (?:we|merging|the release|release|shipping|deploying|launch)|still|not yet)\b|"
-    r"之前|上线前|发布前|还没|还需要"
+TODO_DEADLINE = _Cue(
+    r"\b(?:before (?:we|merging|the release|release|shipping|deploying|launch)|still|not yet)\b",
+    r"之前|上线前|发布前|还没|还需要",
 )
 FINDING = _re(r"都是|因为|导致|原因|所以|发现|原来|问题在于|问题出在")
 # "…, so the assertion races it": the assistant explaining a cause.
