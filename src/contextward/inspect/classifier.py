@@ -119,6 +119,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     ):
         # A pasted key and nothing else: kept, it would only say "[secret:…]".
         return _noise("transient", 0.9, "a secret and nothing else (masked)")
+    heft = weight(text)  # how long it reads; many rules below compare it
     if _list_title(text, ctx) and not (
         # "Run this before every commit:" is a rule, "Here is the log from prod, figure
         # out why:" a request: the owner's, not a title of what follows.
@@ -129,9 +130,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.95, "an acknowledgement")
     if lx.HOLD.match(low):
         return _noise("transient", 0.9, "a pause ('wait', 'hold on'): what it changes comes next")
-    if ctx.role == "user" and weight(text) < 40 and lx.PICK.match(low):
+    if ctx.role == "user" and heft < 40 and lx.PICK.match(low):
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
-    if ctx.role == "user" and weight(text) < 40 and lx.APPROVAL.match(low):
+    if ctx.role == "user" and heft < 40 and lx.APPROVAL.match(low):
         return _noise("transient", 0.85, "the user approving what the assistant proposed")
     memo: list[bool] = []
 
@@ -143,9 +144,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
 
     if ctx.role == "assistant":
         echo = lx.ECHO.match(low)
-        if echo and (weight(text) < 60 or lx.COMPLY.match(low[echo.end() - 1 :])):
+        if echo and (heft < 60 or lx.COMPLY.match(low[echo.end() - 1 :])):
             return _noise("transient", 0.85, "the assistant echoing what it was told")
-        if lx.SWITCH_ECHO.match(low) and weight(text) < 40 and not lx.REASON.search(low):
+        if lx.SWITCH_ECHO.match(low) and heft < 40 and not lx.REASON.search(low):
             return _noise("transient", 0.85, "the assistant restating the switch it was told")
         if (
             ctx.after_error
@@ -156,21 +157,16 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
         if lx.TESTS_ONLY.match(low):
             return _noise("transient", 0.9, "a test run reported by the assistant")
-        if (
-            lx.IMMEDIATE.search(low)
-            and lx.TODO.search(low)
-            and "still" not in low
-            and weight(text) < 70
-        ):
+        if lx.IMMEDIATE.search(low) and lx.TODO.search(low) and "still" not in low and heft < 70:
             return _noise("transient", 0.85, "the step the assistant takes next")
         if (
             (lx.PROGRESSIVE.match(low) or lx.MOVING_ON.match(low))
-            and (weight(text) < 50 or (low.startswith("now ") and not _NUMBER.search(text)))
-            and weight(text) < 100
+            and (heft < 50 or (low.startswith("now ") and not _NUMBER.search(text)))
+            and heft < 100
             and not replaces()
         ):
             return _noise("transient", 0.9, "the assistant saying what it is doing now")
-        if lx.LET_ME_TAIL.match(low) and weight(text) < 110:
+        if lx.LET_ME_TAIL.match(low) and heft < 110:
             return _noise("transient", 0.85, "the assistant narrating its next step")
         if _narrates(text, low) and not replaces() and not lx.TODO_DEADLINE.search(low):
             return _noise("transient", 0.9, "the assistant narrating its next step")
@@ -262,7 +258,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if (
         ctx.role == "user"
         and lx.LOOK_FIRST.match(low)
-        and weight(text) < 60
+        and heft < 60
         and not (lx.IDENTIFIER.search(text) or _NUMBER.search(text))
     ):
         return _noise("transient", 0.8, "the user's word for the very next step")
@@ -276,7 +272,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ctx.role == "assistant"
         and replaces()
         and (lx.INTENT.match(low) or lx.NARRATION.match(low))
-        and weight(text) > 30
+        and heft > 30
     ):
         return _mem("decision", 0.82, "the assistant replaces an earlier approach", replaces())
     if ctx.role == "assistant" and lx.COMPLY.match(low) and not _PLACED.search(low):
@@ -289,7 +285,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if (
         ctx.role == "assistant"
         and lx.INTENT.match(low)
-        and (weight(text) > 30 or _NAMES_TOOL.search(text))
+        and (heft > 30 or _NAMES_TOOL.search(text))
         and not lx.EPILOGUE.search(low)
     ):
         return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
@@ -297,55 +293,46 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         # "Installing the NDK in a workflow step would re-download 1 GB per run" weighs an
         # approach; it does not narrate a step.
         return _noise("transient", 0.9, "the assistant narrating its next step")
-    if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and weight(text) < 90):
+    if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and heft < 90):
         return _noise("transient", 0.85, f"a question from {speaker}")
     detail = bool(
         lx.IDENTIFIER.search(text)
         or _NUMBER.search(text)
         or (_CJK.search(text) and _LATIN.search(text))
     )
-    if ctx.role == "user" and (detail or weight(text) > 40 or unit.bullet or lx.has_content(low)):
+    if ctx.role == "user" and (detail or heft > 40 or unit.bullet or lx.has_content(low)):
         if (
             lx.REPLACE_STRONG.search(low)
             and not lx.ADDITIVE.search(low)
             and not _QUESTION.search(text)
         ):
             return _mem("correction", 0.85, "the user replaces something said earlier", True)
-        if lx.OWNER_ASIDE.search(low) and weight(text) < 100 and not _NUMBER.search(text):
+        if lx.OWNER_ASIDE.search(low) and heft < 100 and not _NUMBER.search(text):
             return _noise("transient", 0.8, "the user reacting, or doing something themselves")
         if lx.PLEASE.search(low) and not _QUESTION.search(text):
             # "Commit messages in English, please.": asked of the agent, with no cue word.
             return _mem("requirement", 0.82, "the user asks it of the agent (please)", replaces())
         return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
-    if (
-        ctx.role == "assistant"
-        and _CJK.search(text)
-        and lx.FINDING.search(low)
-        and weight(text) > 40
-    ):
+    if ctx.role == "assistant" and _CJK.search(text) and lx.FINDING.search(low) and heft > 40:
         return _mem("fact", 0.8, "a finding explained by the assistant", replaces())
     if (
         ctx.role == "assistant"
         and not _QUESTION.search(text)
         and lx.FINDING_EN.search(low)
-        and weight(text) > 60
+        and heft > 60
     ):
         return _mem("fact", 0.8, "a cause explained by the assistant", replaces())
-    if detail and weight(text) > 25:
+    if detail and heft > 25:
         return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
-    if authority and detail and weight(text) > 30:
+    if authority and detail and heft > 30:
         return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
     if ctx.role == "assistant" and lx.LIMITATION.search(low):
         # "Changing the partition table cannot be done over OTA": a limit later work meets.
         return _mem("fact", 0.8, "a limitation the assistant found", replaces())
-    if (
-        ctx.role == "assistant"
-        and (lx.IMPERATIVE.match(low) or lx.USE.match(low))
-        and weight(text) > 40
-    ):
+    if ctx.role == "assistant" and (lx.IMPERATIVE.match(low) or lx.USE.match(low)) and heft > 40:
         # A step of the assistant's plan: "Use the remote cache for task outputs, …".
         return _mem("decision", 0.8, "a step of the assistant's plan", replaces())
-    if ctx.role != "user" and weight(text) > (50 if ctx.role == "assistant" else 25):
+    if ctx.role != "user" and heft > (50 if ctx.role == "assistant" else 25):
         # Substantive but unrecognised: not certain enough to drop alone.
         return _noise(
             "transient", 0.6, f"a substantive statement by {speaker} with no memory signal"
@@ -371,6 +358,8 @@ def _list_title(text: str, ctx: Context) -> bool:
     short title without a colon inside counts.
     """
     bare = text.strip("*_ ")
+    if not bare.endswith((":", "：", ":\n", "：\n")):
+        return False  # a title ends with its colon ("$" lets a newline follow it)
     if _LIST_TITLE.match(bare) and weight(text) < 30:
         return True
     return bare.endswith((":", "：")) and weight(text) < 70 and not ctx.summary
