@@ -104,6 +104,22 @@ def test_an_error_that_explains_an_abandoned_approach_is_kept() -> None:
     assert (error.kind, error.action, error.sources) == ("rejected", "keep", ("t1",))
 
 
+def test_the_last_error_line_of_a_tool_run_is_the_one_kept() -> None:
+    """The last line naming an error usually names the cause; lines after it do not."""
+    result = run(
+        Message("u1", "user", "Store the links somewhere durable."),
+        Message(
+            "t1",
+            "tool",
+            "error: retrying (1/3)\nconnecting…\n  sqlite3.OperationalError: database is locked  \n"
+            "exit status 1\n",
+        ),
+        Message("a1", "assistant", "SQLite is not an option here."),
+    )
+    error = only(result, "sqlite3.OperationalError: database is locked")
+    assert (error.kind, error.sources) == ("rejected", ("t1",))
+
+
 def test_a_resolved_error_stays_noise() -> None:
     result = run(
         Message("t1", "tool", "FAILED test_x - AssertionError", is_error=True),

@@ -48,9 +48,10 @@ _INSTRUCTS = re.compile(
     r"log|default|both|neither|just|only|never|always|no need|not)\b|"
     r"先|再|都|就|别|不用|不要|默认|顺便|等|记得|直接|改|加|写|删|留|合|用|上|做|跑|发|提|推|只|每)"
 )
+#: What makes a line of tool output an error line.
 _ERROR = re.compile(
-    r"^.*(?:\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常).*$",
-    re.I | re.M,
+    r"\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常",
+    re.I,
 )
 _ERROR_HINTS = (
     "error",
@@ -69,8 +70,6 @@ _ERROR_HINTS = (
     "异常",
 )
 
-
-_ERROR_HINT = re.compile("|".join(map(re.escape, _ERROR_HINTS)))
 
 _QUOTES = "\"'`“”‘’「」『』 "
 
@@ -341,10 +340,11 @@ def _tool(
     probe = text if len(text) <= 4096 else _ends(text, 2048)
     line = ""
     low = probe.lower()
-    failed = message.is_error or bool(_ERROR_HINT.search(low))
+    # A few substring scans in C beat one pass of a pattern over the whole output.
+    failed = message.is_error or any(hint in low for hint in _ERROR_HINTS)
     if failed:
-        for match in _ERROR.finditer(probe):  # the last error line usually names the cause
-            line = match.group().strip()
+        # The last error line usually names the cause: read the lines from the end.
+        line = next((ln.strip() for ln in reversed(probe.split("\n")) if _ERROR.search(ln)), "")
     if line and line in message.text:
         error = (message, prefix(line, NOISE_PREVIEW * 2))
     reason = "tool output: command output, logs and test runs are noise"
