@@ -166,7 +166,8 @@ def _split(text: str) -> list[str]:
     if "://" in text:
         protected += [m.span() for m in _URL.finditer(text)]
     cuts: list[int] = []
-    for pattern in (_EN_END, _CJK_END):
+    # A Chinese sentence end follows a Chinese character, which ASCII text lacks.
+    for pattern in (_EN_END,) if text.isascii() else (_EN_END, _CJK_END):
         for match in pattern.finditer(text):
             at = match.end()
             if at >= len(text) or any(a < match.start() < b for a, b in protected):
