@@ -134,13 +134,20 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
     if ctx.role == "user" and heft < 40 and lx.APPROVAL.match(low):
         return _noise("transient", 0.85, "the user approving what the assistant proposed")
-    memo: list[bool] = []
+    memo: dict[str, bool] = {}
+
+    def corrects() -> bool:
+        # Read by the user's correction rule and by ``replaces``: searched once.
+        if "corrects" not in memo:
+            memo["corrects"] = lx.CORRECTION.search(low) is not None
+        return memo["corrects"]
 
     def replaces() -> bool:
-        # Computed only for memories: most units are noise and never need it.
-        if not memo:
-            memo.append(replacing(low))
-        return memo[0]
+        # ``replacing(low)``, computed only for memories: most units are noise and never
+        # need it.
+        if "replaces" not in memo:
+            memo["replaces"] = lx.SUPERSEDE.search(low) is not None or corrects()
+        return memo["replaces"]
 
     if ctx.role == "assistant":
         echo = lx.ECHO.match(low)
@@ -181,7 +188,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     authority = ctx.role in ("user", "system")
     if (
         ctx.role == "user"
-        and lx.CORRECTION.search(low)
+        and corrects()
         and (not _QUESTION.search(text) or lx.SUGGESTION.match(low))
         and not lx.WH_QUESTION.match(low)
     ):
