@@ -1445,7 +1445,9 @@ _SET_CUE = re.compile(
 )
 # A number with no unit, named by the word just before it: "epoch 也改成 2", "retries = 5".
 _KEYED = re.compile(
-    r"([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用|设|调到)?\s*"
+    # (?<![a-z_]) only saves time: a key found from a letter inside a word is found from
+    # the letter before it too, which is tried first; each start read the word to its end.
+    r"(?<![a-z_])([a-z_][\w.-]{2,})\s*(?:[:=]|也|还是|就|\bto\b|\bof\b|\bis\b|改成|改为|设为|设成|用回|用|设|调到)?\s*"
     # A number glued to the word is part of a name ("line3", "v2.3.1"), not its value.
     r"(?:也|还是)?\s*(?:改成|改为|设为|设成|用回)?\s*(?<![\w.])(\d+(?:\.\d+)?)(?![\w.%])"
 )
