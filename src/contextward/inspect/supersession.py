@@ -164,13 +164,15 @@ def link(drafts: Sequence[Draft]) -> None:
         # Only what was said within reach is compared: a long session stays linear.
         recent = near.before(index)
         previous = adjacent.before(index)
-        if new.role == "user" and _ASKING.search(new.text.casefold()):
+        far_back = far.before(index)
+        low = new.text.casefold()
+        if new.role == "user" and _ASKING.search(low):
             # "能不能改成 50 条？", "Could we make it 50?": asked, not yet decided; "Could we
             # keep it to four, though?" pushes back.
             continue
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
-        for old in _progressed(new, far.before(index)):
+        for old in _progressed(new, far_back):
             _retire(old, new)
         if new.role != "user" or new.replaces or not _values(new.text):
             pass  # the two rules below read a value the owner sets
@@ -183,18 +185,13 @@ def link(drafts: Sequence[Draft]) -> None:
             # beside the old one it names retires that one.
             for old in _same_value(new, _open(recent, new), same_subject=True, naming=True):
                 _retire(old, new)
-        if (
-            new.role == "user"
-            and not new.replaces
-            and new.kind != "correction"
-            and _IT.search(new.text.casefold())
-        ):
+        if new.role == "user" and not new.replaces and new.kind != "correction" and _IT.search(low):
             # "Move it to 4am", "Lower that to 70%": a new value for the one last said.
             implied = _implied(new, recent)
             for old in _same_value(new, _open(recent, new), implied=implied):
                 if may_retire(new.role, old.role):
                     _retire(old, new)
-        if new.role == "user" and not new.replaces and _COUNTER.search(new.text.casefold()):
+        if new.role == "user" and not new.replaces and _COUNTER.search(low):
             plan = _last_plan(new, recent)
             if plan is not None:
                 _retire(plan, new)
@@ -203,40 +200,39 @@ def link(drafts: Sequence[Draft]) -> None:
         if (
             new.role == "user"
             and new.kind == "constraint"
-            and _FROM_NOW.search(new.text.casefold())
+            and _FROM_NOW.search(low)
             and not _ADDITIVE.search(new.text)
         ):
             # "From now on just run the unit tests before commits" replaces "Always run
             # the full test suite before committing": a new standing rule on the same act.
-            for old in _lifted(new, far.before(index)):
+            for old in _lifted(new, far_back):
                 _retire(old, new)
-        if new.role == "user" and _LIFTS.search(new.text.casefold()):
+        if new.role == "user" and _LIFTS.search(low):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach. "Forget the no-push rule" names the
             # rule it lifts: one of its words is enough.
-            names_rule = _NAMED_RULE.search(new.text.casefold()) is not None
-            lifted = _lifted(new, far.before(index), shared=1 if names_rule else 2)
+            names_rule = _NAMED_RULE.search(low) is not None
+            lifted = _lifted(new, far_back, shared=1 if names_rule else 2)
             for old in lifted:
                 _retire(old, new)
             if (lifted or names_rule) and new.kind == "correction":
                 continue  # what it takes back is named; nothing else is guessed
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
-            low = new.text.casefold()
             if any(cue in low for cue in _REPOINT_CUES):
-                for old in _repointed(new, far.before(index)):
+                for old in _repointed(new, far_back):
                     _retire(old, new)
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
-            pick = _pick_of(new.text.casefold())
+            pick = _pick_of(low)
             if pick and any(pick in _names(d.text, loose=True) for d in _last_asked(new, recent)):
                 continue  # "还是用 PostgreSQL 吧" names the owner's last choice again: it stays
             # "change the output dir to /srv/reports" after "Write the reports to /tmp/reports".
             for old in _moved(new, recent):
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
-            called_off = _cancelled(new, recent) or _back_on(new, far.before(index))
+            called_off = _cancelled(new, recent) or _back_on(new, far_back)
             for old in called_off:
                 _retire(old, new)
             if called_off:
@@ -272,14 +268,14 @@ def link(drafts: Sequence[Draft]) -> None:
         # things are: only a choice or a correction retires everything that names what it
         # turns down.
         if new.kind in ("fact", "state") and (
-            _retire_values(new, recent) or not _MOVES_ON.search(new.text.casefold())
+            _retire_values(new, recent) or not _MOVES_ON.search(low)
         ):
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
             continue
         earlier = [
             old
-            for old in far.before(index)
+            for old in far_back
             if old.kind in _REPLACEABLE
             and old.superseded_by is None
             and old.position < new.position
@@ -336,7 +332,7 @@ def link(drafts: Sequence[Draft]) -> None:
         if detail and target is not None:
             # "Make it 20 requests per minute, not 60": the 60 it names is nowhere in the
             # plan, which it refines rather than replaces.
-            refined = not changed and bool(_named_values(new.text.casefold()))
+            refined = not changed and bool(_named_values(low))
             if changed or refined:
                 target = None
             else:
