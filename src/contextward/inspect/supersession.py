@@ -451,9 +451,9 @@ class _Reach:
 # "better to use that one", "网关那个方案撤掉": the owner putting something else in
 # place of the plan just proposed ("X is out" names what goes: ``_CANCEL``).
 _COUNTER = re.compile(
-    r"\bbetter (?:to )?use\b|\buse (?:that|this|ours|the existing \w+) instead\b|"
+    r"\b(?:better (?:to )?use\b|use (?:that|this|ours|the existing \w+) instead\b|"
     # "there's already a dlq for billing, use that": what exists in place of what is new.
-    r"\balready\b.{0,60}\buse (?:that|this|it|those)\b|已经有.{0,30}(?:用那个|用这个|直接用)|"
+    r"already\b.{0,60}\buse (?:that|this|it|those)\b)|已经有.{0,30}(?:用那个|用这个|直接用)|"
     r"撤掉|别用了|不能升|不扩了|不用了"
 )
 # "too risky.", "No, way too slow.", "太冒险了。", "不行，太慢了": a whole reply judging the
@@ -470,26 +470,29 @@ _VETO = re.compile(
 # The owner lifting a rule: "pushing to main is fine now", "you may push to main from now
 # on", "forget the rule about X", "现在可以直接推 main 了", "这条规定取消了".
 _LIFTS = re.compile(
+    # One \b for all the English alternatives: a \b leading each was tested at every
+    # position of the text, once per alternative.
+    r"\b(?:"
     # An action now permitted ("pushing to main is fine now"); a thing that "is fine now"
     # works, which lifts nothing ("the scripts are fine now, leave them").
-    r"\b\w+ing\b[^.;,]{0,40}\b(?:is|are) (?:fine|ok|okay|acceptable) (?:now|from now on|again)\b|"
-    r"\bit'?s (?:fine|ok|okay) to \w+\b[^.;]{0,40}\b(?:now|from now on|again)\b|"
-    r"\b(?:is|are) (?:allowed|permitted) (?:now|from now on|again)\b|"
+    r"\w+ing\b[^.;,]{0,40}\b(?:is|are) (?:fine|ok|okay|acceptable) (?:now|from now on|again)\b|"
+    r"it'?s (?:fine|ok|okay) to \w+\b[^.;]{0,40}\b(?:now|from now on|again)\b|"
+    r"(?:is|are) (?:allowed|permitted) (?:now|from now on|again)\b|"
     # "new dependencies are fine as long as they're MIT": lifted, under a condition.
-    r"\b\w+s (?:are|is) (?:fine|ok|okay|allowed) (?:as long as|so long as|provided|if)\b|"
-    r"\b(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
+    r"\w+s (?:are|is) (?:fine|ok|okay|allowed) (?:as long as|so long as|provided|if)\b|"
+    r"(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
     # "you may push to main now, the branch protection moved".
-    r"\b(?:you )?(?:may|can) (?:now )?\w+\b[^.;,]{0,40}?\bnow\b|"
-    r"\b(?:may|can) (?:now )?be \w+ (?:now|from now on|again)\b|"
-    r"\b(?:forget|ignore|drop|scrap) (?:the|that|my) (?:earlier |old |previous )?"
+    r"(?:you )?(?:may|can) (?:now )?\w+\b[^.;,]{0,40}?\bnow\b|"
+    r"(?:may|can) (?:now )?be \w+ (?:now|from now on|again)\b|"
+    r"(?:forget|ignore|drop|scrap) (?:the|that|my) (?:earlier |old |previous )?"
     r"(?:[\w-]+ ){0,3}?(?:rule|constraint|restriction)\b|"
-    r"\b(?:the|that|this) (?:rule|constraint|restriction)\b.{0,40}?\b(?:is|was) (?:lifted|gone|"
+    r"(?:the|that|this) (?:rule|constraint|restriction)\b.{0,40}?\b(?:is|was) (?:lifted|gone|"
     r"cancell?ed|removed)\b|"
     # "the legacy billing freeze is over, you're free to refactor it", "go ahead with SMS
     # confirmations" after "Don't send SMS confirmations yet".
-    r"\b(?:you'?re|you are) (?:now )?free to\b|\bfeel free to\b|"
-    r"\b(?:freeze|ban|embargo|hold|moratorium|block) (?:is|was) (?:over|lifted|off|done)\b|"
-    r"\bgo ahead (?:with|and)\b|"
+    r"(?:you'?re|you are) (?:now )?free to\b|feel free to\b|"
+    r"(?:freeze|ban|embargo|hold|moratorium|block) (?:is|was) (?:over|lifted|off|done)\b|"
+    r"go ahead (?:with|and)\b)|"
     r"现在可以(?!了)|从现在起可以|(?:规定|规则|限制|要求)(?:已经|已)?(?:取消|作废|不适用)|不再需要|不用再"
 )
 
@@ -1048,8 +1051,8 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
 # "turn the cache back on for search", "re-enable the rate limiter", "还是打开吧": what the
 # owner turned off before is on again.
 _BACK_ON = re.compile(
-    r"\b(?:turn|switch|put|flip) (?:(?:the\s+)?(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)|it|that)"
-    r" back on\b|\bre-?enable (?:the\s+)?(?P<thing2>[\w./-]+(?:\s+[\w./-]+)?)|"
+    r"\b(?:(?:turn|switch|put|flip) (?:(?:the\s+)?(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)|it|that)"
+    r" back on\b|re-?enable (?:the\s+)?(?P<thing2>[\w./-]+(?:\s+[\w./-]+)?))|"
     r"^(?:那|那就)?(?:还是|再)(?:打开|开启|开着|启用)"
 )
 _TURNED_OFF = re.compile(
