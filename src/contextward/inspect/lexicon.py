@@ -161,10 +161,11 @@ CORRECTION = _StartOrAnywhere(
     r"(?:make|change) (?:it|that|this|them)(?: to)? [~≈]?\d|"
     r"(?:更正|纠正|其实|不对|不行|不用|不，|说错了|我说错了|搞错了|改一下|等一下|等下|等等|改主意|算了))",
     _Cue(
-        r"\b(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|i misread|"
-        r"i got (?:that|it) wrong)\b|,? though\s*[?.!]*$|"
+        # One \b for both words' alternatives: re tests it once per position.
+        r"\b(?:(?:i meant|that'?s (?:wrong|incorrect|not right|not what i)|i misremembered|"
+        r"i misread|i got (?:that|it) wrong)\b|"
         # "make monthly $12 actually": the word that takes it back may come last.
-        r"\bactually\s*(?:[,.;!—–]|$)",
+        r"actually\s*(?:[,.;!—–]|$))|,? though\s*[?.!]*$",
         r"应该是|我的意思是|用回|改回|换回|记错了|看错了|说反了|[，,][^，,。！？!?]{0,12}其实",
     ),
     (
@@ -490,9 +491,9 @@ REPLACE_STRONG = _Cue(
 # "Also add …", "也要…": an addition beside what was said, not a replacement of it.
 # "PNG uploads too." adds; "too fiddly" says why, and adds nothing.
 ADDITIVE = _Cue(
-    r"^(?:also|and also|plus)\b|\balso\b|\btoo\s*(?:[.,;!)]|$)|"
+    r"^(?:also|and also|plus)\b|\b(?:also\b|too\s*(?:[.,;!)]|$)|"
     # "crypto prices are a separate cache: 30 seconds": a value for another thing.
-    r"\b(?:is|are) (?:a )?separate\b",
+    r"(?:is|are) (?:a )?separate\b)",
     r"也要|也得|还要|另外|也有|也需要",
 )
 # "New sessions are written only to Postgres": how the system will behave, a design.
