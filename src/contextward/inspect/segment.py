@@ -52,9 +52,11 @@ _REASON_START = re.compile(
     r"因为|由于|原因是|原因在于|所以|因此|它(?:会|总是|一直|导致|不支持)|这(?:会|导致))",
     re.I,
 )
-# "use pnpm not npm pls, and host it on netlify": two directives joined by ", and".
+# "use pnpm not npm pls, and host it on netlify": two directives joined by ", and". The
+# cut is after the spaces (group 1); the comma is matched, not looked behind for, so re
+# skips ahead to the commas instead of trying every position.
 _AND_DIRECTIVE = re.compile(
-    r"(?<=[,;])[ \t]+(?=and (?:also |then |please )?(?:use|host|add|make|put|keep|move|deploy|"
+    r"[,;]([ \t]+)(?=and (?:also |then |please )?(?:use|host|add|make|put|keep|move|deploy|"
     r"run|set|switch|write|drop|remove|delete|rename|send|open|ping|tag|tell|ask|create|bump|"
     r"pin|cap|limit|log|store|skip|leave|change|give|turn|ship|merge|push|commit)\b)",
     re.I,
@@ -180,7 +182,7 @@ def _split(text: str) -> list[str]:
                 continue  # "SELECT ... FOR UPDATE": an ellipsis inside the sentence
             cuts.append(at)
     for match in _AND_DIRECTIVE.finditer(text):
-        if not any(a < match.start() < b for a, b in protected):
+        if not any(a < match.start(1) < b for a, b in protected):
             cuts.append(match.end())
     # Terse owners write "great. deleted projects get purged after 30 days" in lowercase.
     lead = _ACK_LEAD.match(text)
