@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from ..core.item import KINDS
 from ..redact import mask
@@ -266,7 +267,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         ctx.role == "user"
         and lx.LOOK_FIRST.match(low)
         and heft < 60
-        and not (lx.IDENTIFIER.search(text) or _NUMBER.search(text))
+        and not (_NUMBER.search(text) or lx.IDENTIFIER.search(text))
     ):
         return _noise("transient", 0.8, "the user's word for the very next step")
     if ctx.role == "user" and (lx.IMPERATIVE.search(low) or lx.REQUEST_QUESTION.match(low)):
@@ -303,8 +304,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if _QUESTION.search(text) or (lx.WH_QUESTION.match(low) and heft < 90):
         return _noise("transient", 0.85, f"a question from {speaker}")
     detail = bool(
-        lx.IDENTIFIER.search(text)
-        or _NUMBER.search(text)
+        _NUMBER.search(text)  # the cheap test first
+        or lx.IDENTIFIER.search(text)
         or (_CJK.search(text) and _LATIN.search(text))
     )
     if ctx.role == "user" and (detail or heft > 40 or unit.bullet or lx.has_content(low)):
@@ -422,9 +423,12 @@ def replaced_subject(text: str) -> str | None:
     return subject
 
 
+# Classifications are values, and few differ: each is made once.
+@cache
 def _mem(kind: str, confidence: float, reason: str, replaces: bool) -> Classification:
     return Classification(kind, IMPORTANCE[kind], confidence, reason, replaces)
 
 
+@cache
 def _noise(kind: str, confidence: float, reason: str) -> Classification:
     return Classification(kind, IMPORTANCE[kind], confidence, reason)
