@@ -261,8 +261,10 @@ _ZH_DIGITS |= {"八": 8, "九": 9}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_LARGE = {"万": 10_000, "亿": 100_000_000}
 #: A run of Chinese numeral characters, or digits scaled by 万 / 亿 ("2万", "1.5亿").
+# The leading lookahead, as in TOKEN_RE, lets the engine skip other characters quickly.
 _ZH_NUMERAL = re.compile(
-    r"(?<![\d.])(\d+(?:\.\d+)?)\s?([万亿])(?!一)|[零一二两三四五六七八九十百千万亿]{2,}"
+    r"(?=[\d零一二两三四五六七八九十百千万亿])"
+    r"(?:(?<![\d.])(\d+(?:\.\d+)?)\s?([万亿])(?!一)|[零一二两三四五六七八九十百千万亿]{2,})"
 )
 
 
@@ -309,7 +311,8 @@ def _digits_for(match: re.Match[str]) -> str:
 # 十分 ("very"; "十分钟" is ten minutes).
 _ZH_NUMERAL_CHAR = re.compile("[零一二两三四五六七八九十百千万亿]")
 _ZH_COUNT = re.compile(
-    r"(?<![零一二两三四五六七八九十百千万亿\d])([二两三四五六七八九十])(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
+    r"(?=[二两三四五六七八九十])(?<![零一二两三四五六七八九十百千万亿\d])"
+    r"([二两三四五六七八九十])(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
 )
 
 
@@ -319,10 +322,10 @@ def arabic(text: str) -> str:
     numeral characters ("千万", "万一", "统一", "十分") are left alone."""
     if text.isascii() or not _ZH_NUMERAL_CHAR.search(text):
         return text
-    if _ZH_NUMERAL.search(text):
-        text = _ZH_NUMERAL.sub(_digits_for, text)
-    if _ZH_COUNT.search(text):
-        text = _ZH_COUNT.sub(lambda m: str(_ZH_DIGITS.get(m.group(1)) or _ZH_UNITS["十"]), text)
+    # No search first: one pass of ``sub`` is as cheap as one of ``search`` when nothing
+    # matches, and half the cost when something does.
+    text = _ZH_NUMERAL.sub(_digits_for, text)
+    text = _ZH_COUNT.sub(lambda m: str(_ZH_DIGITS.get(m.group(1)) or _ZH_UNITS["十"]), text)
     return text
 
 
