@@ -15,10 +15,12 @@ between calls.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from typing import Any, NamedTuple, TypeVar
 
 from .anchors import (
@@ -434,14 +436,24 @@ class ContextIndex:
             looked += df
         if not chosen:
             return None
-        found = chain.from_iterable(self.postings[key] for key in chosen)
-        counts = Counter(n for n in found if n > after) if after >= 0 else Counter(found)
-        if not counts:
-            return None
-        # Ties are broken by position (Counter keeps first-seen order), so this is deterministic.
-        ranked = counts.most_common(_POOL)
-        floor = ranked[0][1] - 1
-        pool = [number for number, hits in ranked if hits >= floor]
+        tails = []
+        for key in chosen:
+            postings = self.postings[key]  # in segment order: the ones past ``after`` are a tail
+            tails.append(postings[bisect_right(postings, after) :])
+        if len(tails) == 1:
+            # One key: every segment holds it once, so the pool is its first segments.
+            pool = tails[0][:_POOL]
+            if not pool:
+                return None
+        else:
+            counts = Counter(chain.from_iterable(tails))
+            if not counts:
+                return None
+            # Ties are broken by position (Counter keeps first-seen order, and a stable
+            # sort keeps it: what most_common does, without its heap).
+            ranked = sorted(counts.items(), key=itemgetter(1), reverse=True)[:_POOL]
+            floor = ranked[0][1] - 1
+            pool = [number for number, hits in ranked if hits >= floor]
         wanted = frozenset(weights)  # intersections walk the smaller set: the item's
         anchors = frozenset(key for key, weight in weights.items() if weight == ANCHOR_WEIGHT)
         extra = ANCHOR_WEIGHT - 1.0
