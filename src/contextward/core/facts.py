@@ -357,6 +357,15 @@ class Profile:
         )
 
 
+class _TokenKeys(dict[str, tuple[str, ...]]):
+    """``token_keys`` memoised for one context: a plain dict lookup, with the miss handled
+    inside the lookup, so the index needs no Python loop over its tokens."""
+
+    def __missing__(self, token: str) -> tuple[str, ...]:
+        keys = self[token] = token_keys(token)
+        return keys
+
+
 @dataclass
 class ContextIndex:
     """The context cut into segments, with term -> segment postings; built once per check."""
@@ -373,20 +382,16 @@ class ContextIndex:
         # NFKC once for the whole text; each segment then only needs lowercasing.
         parts = segments(normalize(context, lower=False))
         keysets: list[frozenset[str]] = []
-        postings: defaultdict[str, list[int]] = defaultdict(list)
-        memo: dict[str, tuple[str, ...]] = {}  # per call: a context repeats its words
         findall = TOKEN_RE.findall
         number_words = NUMBER_WORDS
-        keys_of_token = memo.__getitem__
-        for number, part in enumerate(parts):
+        keys_of_token = _TokenKeys().__getitem__  # per call: a context repeats its words
+        for part in parts:
             tokens = findall(part.lower())
             if not number_words.isdisjoint(tokens):  # "two replicas": read as "2 replicas"
                 tokens = counted_words(tokens)
-            for token in tokens:
-                if token not in memo:
-                    memo[token] = token_keys(token)
-            keys = frozenset(chain.from_iterable(map(keys_of_token, tokens)))
-            keysets.append(keys)
+            keysets.append(frozenset(chain.from_iterable(map(keys_of_token, tokens))))
+        postings: defaultdict[str, list[int]] = defaultdict(list)
+        for number, keys in enumerate(keysets):
             for key in keys:
                 postings[key].append(number)
         return cls(parts, keysets, dict(postings))
