@@ -225,7 +225,8 @@ def prepare(text: str) -> tuple[str, str]:
     """``(cased, lowered)``: NFKC with straight quotes, Chinese numerals as digits and
     arrows as ``to``, the two of one length."""
     cased = arabic(nfkc(text).replace("\u2019", "'").replace("\u2018", "'"))
-    cased = _ARROWS.sub(" to ", cased)
+    if ">" in cased or "→" in cased or "⟶" in cased:  # most texts have no arrow: no regex pass
+        cased = _ARROWS.sub(" to ", cased)
     lowered = cased.lower()
     if len(lowered) != len(cased):  # a rare case-mapping that changes length: no name detection
         cased = lowered

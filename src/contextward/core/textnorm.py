@@ -543,8 +543,9 @@ def _chunk(text: str, start: int, end: int, out: list[str]) -> None:
 
 
 CLAUSE_END = re.compile(
-    r"(?:(?<!\d),|,(?!\d)|(?<!\d):|:(?![\d/])|[;()\[\]—–])\s*|\s-\s|[，；：、（）]"
-    r"|\b(?:but|however|whereas|although|though)\b|但是|不过|然而"
+    r"(?=[,:;()\[\]—–\s，；：、（）bhwat但不然])"  # the first characters, as in TOKEN_RE
+    r"(?:(?:(?<!\d),|,(?!\d)|(?<!\d):|:(?![\d/])|[;()\[\]—–])\s*|\s-\s|[，；：、（）]"
+    r"|\b(?:but|however|whereas|although|though)\b|但是|不过|然而)"
 )
 
 
