@@ -462,11 +462,11 @@ class ContextIndex:
         wanted = frozenset(weights)  # intersections walk the smaller set: the item's
         anchors = frozenset(key for key, weight in weights.items() if weight == ANCHOR_WEIGHT)
         extra = ANCHOR_WEIGHT - 1.0
-        measured = []
-        for number in pool:
-            shared = wanted.intersection(self.keysets[number])
-            bonus = extra * len(anchors.intersection(shared)) if anchors else 0.0
-            measured.append((len(shared) + bonus, -number))
+        keysets = self.keysets
+        measured = [
+            (len(wanted & keysets[number]) + extra * len(anchors & keysets[number]), -number)
+            for number in pool
+        ]
         measured.sort(reverse=True)
         top = measured[:_CANDIDATES]
         limit = min(_MAX_WINDOW, profile.sentences + 1)
@@ -495,7 +495,7 @@ class ContextIndex:
         return best[1] if best is not None else None
 
     def _holds(self, window: list[int], squashed: str) -> bool:
-        held = _SEP.join(part for part in (self.squashed(number) for number in window) if part)
+        held = _SEP.join(filter(None, map(self.squashed, window)))
         return squashed in f"{_SEP}{held}{_SEP}"
 
     def _verbatim_window(
@@ -540,6 +540,8 @@ class ContextIndex:
                 if after < number < len(self.segments) and number >= 0:
                     shared = wanted.intersection(self.keysets[number])
                     new = shared - matched
+                    if not new:
+                        continue  # it would add nothing (every weight is positive)
                     # A neighbour must speak about the item in words, not lend it a
                     # value; only an item of several sentences takes a thin one.
                     words = sum(1 for key in shared if not key.startswith(VALUE_PREFIX))
