@@ -311,8 +311,10 @@ def _digits_for(match: re.Match[str]) -> str:
 # 十分 ("very"; "十分钟" is ten minutes).
 _ZH_NUMERAL_CHAR = re.compile("[零一二两三四五六七八九十百千万亿]")
 _ZH_COUNT = re.compile(
-    r"(?=[二两三四五六七八九十])(?<![零一二两三四五六七八九十百千万亿\d])"
-    r"([二两三四五六七八九十])(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
+    # The digit first, then a look back past it at the character before (as fast as a
+    # search for the digit alone, where a leading look-behind is tried at every position).
+    r"([二两三四五六七八九十])(?<![零一二两三四五六七八九十百千万亿\d].)"
+    r"(?=[秒次个小天元块条行台倍周年位名人副]|分钟)"
 )
 
 
