@@ -163,7 +163,6 @@ _QUOTE_RE = re.compile(
     r"|“([^”\n]{1,300})”|「([^」\n]{1,300})」|『([^』\n]{1,300})』"
 )
 _CJK_RUN = re.compile(f"[{CJK_RANGE}]+")
-_WORDISH = re.compile(r"[a-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -448,7 +447,7 @@ def analyse(text: str) -> list[Clause]:
     for index, token in enumerate(surface):
         if token[0].isdigit() or token[0] in "$€£¥" or token in WEEKDAYS_MONTHS:
             anchors[index] = "value"
-        elif token[0] in "/~._" or (_WORDISH.match(token[0]) and classify_word(token) != "word"):
+        elif token[0] in "/~._" or ("a" <= token[0] <= "z" and classify_word(token) != "word"):
             anchors[index] = "ident"  # identifiers take part in "from X to Y" as well
     quote_starts = [
         (match.start(), tuple(TOKEN_RE.findall(next(group for group in match.groups() if group))))
@@ -505,7 +504,7 @@ def _clause(
                 kind = _value_kind(token, parsed[1])
                 values.append(Value(parsed[0], parsed[1], kind, stale, bound))
             continue
-        if not _WORDISH.match(token[0]) and token[0] not in "/~._":
+        if not "a" <= token[0] <= "z" and token[0] not in "/~._":
             continue
         kind = classify_word(token)
         if kind in ("path", "identifier"):
@@ -521,7 +520,7 @@ def _clause(
         idents=tuple(idents),
         names=frozenset(names),
         quotes=quotes,
-        surface=tuple(surface[index] for index in members),
+        surface=tuple(surface[members.start : members.stop]),
         cues=tuple(sorted(cue_counts(text).items())),
     )
 

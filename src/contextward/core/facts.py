@@ -169,13 +169,13 @@ def _retired(parts: list[Clause], content: str, lowered: str) -> _Retired:
     own reading). ``new`` holds the Y, and for a Chinese "不用 X" the Latin words of the
     other clauses. A thing the item also names elsewhere is not retired ("Move uploads
     from S3 to GCS; keep S3 for backups")."""
+    arrow = ">" in content or "→" in content or "⟶" in content
+    if not arrow and not _RETIRING.search(lowered):
+        return _NONE_RETIRED  # most items: one search
     retired: Counter[str] = Counter()
     named: set[str] = set()
     new: set[str] = set()
     beside: set[int] = set()  # the clauses of a "不用 X"
-    arrow = ">" in content or "→" in content or "⟶" in content
-    if not arrow and not _RETIRING.search(lowered):
-        return _NONE_RETIRED  # most items: one search
     for number, clause in enumerate(parts):
         words = clause.surface
         for at, only_named, then in _retired_at(words, len(parts) > 1):
@@ -1103,6 +1103,8 @@ def _set_aside_unsaid(clause: Clause, region: list[Clause]) -> int:
 
 def _set_aside_at(words: tuple[str, ...]) -> Iterator[int]:
     """Where the X of "instead of X" / "rather than X" stands in ``words``."""
+    if "instead" not in words and "rather" not in words:
+        return  # most clauses: two membership tests, no walk over word pairs
     for n in range(len(words) - 2):
         if (words[n], words[n + 1]) in (("instead", "of"), ("rather", "than")):
             yield n + 2
