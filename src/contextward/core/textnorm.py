@@ -260,12 +260,14 @@ _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五":
 _ZH_DIGITS |= {"八": 8, "九": 9}
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_LARGE = {"万": 10_000, "亿": 100_000_000}
+_ZH_RUN = "[零一二两三四五六七八九十百千万亿]{2,}"
 #: A run of Chinese numeral characters, or digits scaled by 万 / 亿 ("2万", "1.5亿").
 # The leading lookahead, as in TOKEN_RE, lets the engine skip other characters quickly.
 _ZH_NUMERAL = re.compile(
-    r"(?=[\d零一二两三四五六七八九十百千万亿])"
-    r"(?:(?<![\d.])(\d+(?:\.\d+)?)\s?([万亿])(?!一)|[零一二两三四五六七八九十百千万亿]{2,})"
+    rf"(?=[\d零一二两三四五六七八九十百千万亿])(?:(?<![\d.])(\d+(?:\.\d+)?)\s?([万亿])(?!一)|{_ZH_RUN})"
 )
+#: The same without 万 and 亿 in the text, where only a run can match: no digit is tried.
+_ZH_NUMERAL_RUN = re.compile(_ZH_RUN)
 
 
 def _numeral(run: str) -> int | None:
@@ -299,7 +301,7 @@ def _numeral(run: str) -> int | None:
 
 
 def _digits_for(match: re.Match[str]) -> str:
-    if match.group(1) is not None:
+    if match.lastindex:  # digits scaled by 万 / 亿
         scaled = float(match.group(1)) * _ZH_LARGE[match.group(2)]
         return str(int(scaled)) if scaled.is_integer() else match.group()
     value = _numeral(match.group())
@@ -326,7 +328,8 @@ def arabic(text: str) -> str:
         return text
     # No search first: one pass of ``sub`` is as cheap as one of ``search`` when nothing
     # matches, and half the cost when something does.
-    text = _ZH_NUMERAL.sub(_digits_for, text)
+    numeral = _ZH_NUMERAL if "万" in text or "亿" in text else _ZH_NUMERAL_RUN
+    text = numeral.sub(_digits_for, text)
     text = _ZH_COUNT.sub(lambda m: str(_ZH_DIGITS.get(m.group(1)) or _ZH_UNITS["十"]), text)
     return text
 
