@@ -236,7 +236,8 @@ def prepare(text: str) -> tuple[str, str]:
 
 #: Work said to be still open: "not written yet" and "TODO:" say the same of it.
 _PENDING = re.compile(
-    r"\b(?:todo|to-do|pending|not (?:\w+ ){0,2}yet|still (?:open|to do)|open item)\b|待办|还没|尚未"
+    r"(?=[tpnso待还尚])"  # the first characters, as in TOKEN_RE
+    r"(?:\b(?:todo|to-do|pending|not (?:\w+ ){0,2}yet|still (?:open|to do)|open item)\b|待办|还没|尚未)"
 )
 
 

@@ -111,8 +111,9 @@ class Region:
 _NAMED_OLD = re.compile(
     # "instead of 8", "404, not 403": a number named as the old one, not one end of a
     # range ("not 0 to $500" names no old value).
-    r"\b(?:instead of|rather than|not)\s+[$€£¥]?(\d+(?:[.,]\d+)*)(?![\w%]*\s*(?:to|-|–|~)\s*[$€£¥]?\d)|"
-    r"(?<![\w.])[$€£¥]?(\d+(?:[.,]\d+)*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太)"
+    r"(?=[irn$€£¥\d])"  # the first characters, as in TOKEN_RE
+    r"(?:\b(?:instead of|rather than|not)\s+[$€£¥]?(\d+(?:[.,]\d+)*)(?![\w%]*\s*(?:to|-|–|~)\s*[$€£¥]?\d)|"
+    r"(?<![\w.])[$€£¥]?(\d+(?:[.,]\d+)*)\s*[a-z%]*\s*(?:(?:is|are|was) (?:way |far )?too\b|太))"
 )
 
 
@@ -768,8 +769,9 @@ def _revokes(
 #: What an item turns down ("use RQ instead of Celery", "Forget Redis for the waitlist"):
 #: a summary saying that thing was dropped agrees with the item.
 _TURNS_DOWN = re.compile(
-    r"\b(?:instead of|rather than|not|no|forget(?: about)?|drop|ditch|scrap|over)\s+"
-    r"(?:the\s+|a\s+|an\s+)?(?P<name>[a-z][\w.+-]*)|(?:不再用|不用|弃用|去掉)\s*(?P<zh>[a-z][\w.+-]*)"
+    r"(?=[irnfdso不弃去])"  # the first characters, as in TOKEN_RE
+    r"(?:\b(?:instead of|rather than|not|no|forget(?: about)?|drop|ditch|scrap|over)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?P<name>[a-z][\w.+-]*)|(?:不再用|不用|弃用|去掉)\s*(?P<zh>[a-z][\w.+-]*))"
 )
 
 
