@@ -514,8 +514,12 @@ def _clause(
             stale = _is_stale(surface, index, anchors)
             idents.append(Ident(token.rstrip("./"), kind, stale))
             continue
-        raw = cased[start : start + len(token)]
-        if token_key and _is_name(raw, cased, start):
+        # Most words are lowercase: the first letter is tested before the word is cut out.
+        if (
+            token_key
+            and cased[start].isupper()
+            and _is_name(cased[start : start + len(token)], cased, start)
+        ):
             names.add(token_key[0])
     return Clause(
         keys=frozenset(keys),

@@ -1061,13 +1061,18 @@ def _excepted(profile: Profile, index: ContextIndex, window: list[int]) -> bool:
 def _aside_keys(parts: Iterable[Clause], *, after_not: bool = False) -> frozenset[str]:
     """Keys of the words an item sets aside ("instead of npm", "rather than Celery"; with
     ``after_not``, "not npm" too) and names nowhere else."""
-    aside: set[str] = set()
-    elsewhere: set[str] = set()
+    marks: list[tuple[tuple[str, ...], set[int]]] = []
     for clause in parts:
         words = clause.surface
         marked = set(_set_aside_at(words))
         if after_not:
             marked.update(n + 1 for n in range(len(words) - 1) if words[n] in ("not", "no"))
+        marks.append((words, marked))
+    if not any(marked for _words, marked in marks):
+        return frozenset()  # nothing set aside (most texts): no word needs its keys
+    aside: set[str] = set()
+    elsewhere: set[str] = set()
+    for words, marked in marks:
         for n, word in enumerate(words):
             (aside if n in marked else elsewhere).update(token_keys(word))
     return frozenset(aside - elsewhere)
