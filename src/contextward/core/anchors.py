@@ -251,11 +251,10 @@ def cue_counts(lowered: str) -> dict[CueClass, int]:
     if "~~" in lowered and (struck := len(_STRUCK.findall(lowered))):
         counts["revoke"] = counts.get("revoke", 0) + struck
         counts["lapse"] = counts.get("lapse", 0) + struck
-    if _CJK_RUN.search(lowered):
-        for run in _CJK_RUN.findall(lowered):
-            for match in ZH_CUE_RE.finditer(run):
-                for cls in _ZH_CLASSES.get(match.group(), ()):
-                    counts[cls] = counts.get(cls, 0) + 1
+    for run in _CJK_RUN.findall(lowered):  # one pass: no search before it
+        for match in ZH_CUE_RE.finditer(run):
+            for cls in _ZH_CLASSES.get(match.group(), ()):
+                counts[cls] = counts.get(cls, 0) + 1
     return counts
 
 
@@ -264,7 +263,9 @@ def _tokens(lowered: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for match in TOKEN_RE.finditer(lowered):
         token = match.group()
-        if _CJK_RUN.fullmatch(token):
+        # A token opening at or past U+3400 is a Chinese run: TOKEN_RE's other tokens open
+        # with an ASCII character or a currency sign (no regex call per token).
+        if token[0] >= "\u3400":
             last = 0
             for cue in ZH_SPLIT_RE.finditer(token):
                 if cue.group() in ZH_NOT_CUES:
