@@ -157,6 +157,8 @@ def link(drafts: Sequence[Draft]) -> None:
         if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
     }
     _vetoed(drafts)
+    # The assistant's pending statuses a later report may replace (most sessions: none).
+    pending = any(_reporting(d) and _report(d.text)[0] == "pending" for d in memory)
     corrected_turn = -1
     near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
     adjacent = _Reach(memory, ADJACENT)
@@ -172,7 +174,7 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
-        for old in _progressed(new, far_back):
+        for old in _progressed(new, far_back) if pending else ():
             _retire(old, new)
         if new.role != "user" or new.replaces or not _values(new.text):
             pass  # the two rules below read a value the owner sets
@@ -1385,9 +1387,10 @@ def _progressed(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
     return [
         old
         for old in earlier
-        if _reporting(old)
-        and old.superseded_by is None
+        if old.role == "assistant"
         and old.turn != new.turn
+        and old.superseded_by is None
+        and _reporting(old)
         and _report(old.text)[0] == "pending"
         and len(names & _report(old.text)[1]) >= 2
     ]
