@@ -1187,6 +1187,8 @@ def test_an_answer_after_the_owner_s_own_turn_gets_no_question(store: Store) -> 
         "Goal: add an export endpoint. The owner rejected the plan to cache the export "
         "results in Redis for an hour; keep it simple.",
         "Goal: add an export endpoint. Caching the export results in Redis was dropped.",
+        "Goal: add an export endpoint. We decided against caching the export results in Redis.",
+        "Goal: add an export endpoint. The owner vetoed caching the export results in Redis.",
     ],
 )
 def test_an_agent_plan_the_summary_says_was_dropped_is_named_not_restated_as_holding(

@@ -65,7 +65,11 @@ _EN_CUES: tuple[tuple[CueClass, str], ...] = (
     ),
     # Words that turn a thing down: they revoke a choice, but agree with a prohibition
     # ("no pandas" and "Pandas was ruled out").
-    ("revoke reject", r"abandoned|scrapped|discarded|dropped|rejected|ruled out|declined"),
+    (
+        "revoke reject",
+        r"abandoned|scrapped|discarded|dropped|rejected|ruled out|declined|vetoed|turned down"
+        r"|decided against|shot down|nixed",
+    ),
     (
         "weak",
         r"no need to|need not|needn't|(?:do|does|did)(?: not|n't) (?:need|have) to"
