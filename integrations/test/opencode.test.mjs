@@ -256,7 +256,7 @@ function typed(sessionID, id, text) {
 test("a new session's system prompt carries the brief: the last session's rules, and what its summary lost", async (t) => {
   // walk13 #2 and #9: OpenCode recorded no prompt and asked no brief, so a new session
   // started with none of the last session's goal, rules or lost items.
-  const { hooks, client } = plugin(t, {}, [...OWNER], { parents: { ses_child: "ses_1" } });
+  const { hooks, client, project: where } = plugin(t, {}, [...OWNER], { parents: { ses_child: "ses_1" } });
   const rule = "Never push directly to main.";
   await hooks["chat.message"](...typed("ses_1", "msg_1", `We are building the OAuth login. ${rule}`));
   const first = { system: [] };
@@ -269,9 +269,19 @@ test("a new session's system prompt carries the brief: the last session's rules,
   client.messages = [...OWNER, summaryMessage(`## Objective\n- OAuth login.\n\n## Important Details\n- ${KEPT}\n`)];
   await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
 
-  await hooks["chat.message"](...typed("ses_2", "msg_9", "Now the billing export."));
+  // A session beside it in the same OpenCode: ses_1 has not ended, so what its summary
+  // lost stays with it.
+  await hooks["chat.message"](...typed("ses_3", "msg_8", "Meanwhile, the docs."));
+  const beside = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_3", model: {} }, beside);
+  assert.ok(!beside.system.join("\n").includes(DROPPED), "a running session's losses stay its own");
+  // OpenCode exits (the plugin is disposed: ses_1 ends), and is started again.
+  await hooks.dispose();
+  const later = contextwardHooks({ client: fakeClient([...OWNER]), directory: where.cwd }, { bridge: where.bridge });
+  t.after(() => later.bridge.close());
+  await later.hooks["chat.message"](...typed("ses_2", "msg_9", "Now the billing export."));
   const next = { system: [] };
-  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, next);
+  await later.hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, next);
   assert.equal(next.system.length, 2);
   const brief = next.system[1];
   assert.match(brief, /^## contextward brief/);
@@ -282,7 +292,7 @@ test("a new session's system prompt carries the brief: the last session's rules,
   assert.ok(!brief.includes("billing export"), "nor this session's prompt, echoed back");
   // Every model call of the session gets the same brief; it is asked once.
   const again = { system: [] };
-  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, again);
+  await later.hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model: {} }, again);
   assert.deepEqual(again.system, next.system);
 });
 

@@ -158,6 +158,10 @@ export function contextwardHooks(
     return found;
   };
 
+  // The owner's sessions this process saw: ended when OpenCode disposes the plugin (it
+  // sends no end of its own), so the next session's brief may carry what they lost.
+  const owned = new Set<string>();
+
   if (!off.has("brief") || !off.has("prompts")) {
     hooks["chat.message"] = async (hookInput, output) => {
       const sessionID = hookInput.sessionID;
@@ -170,6 +174,7 @@ export function contextwardHooks(
         .map((part) => (part as { text: string }).text)
         .join("\n");
       if (!text.trim() || (await isSubagent(sessionID))) return;
+      owned.add(sessionID);
       const messageID = output.message?.id ?? hookInput.messageID;
       await failOpen(
         "prompt record",
@@ -327,6 +332,18 @@ export function contextwardHooks(
 
   hooks.dispose = async () => {
     await Promise.allSettled([...inflight]);
+    if (!off.has("lifecycle")) {
+      await Promise.allSettled(
+        [...owned].map((sessionID) =>
+          failOpen(
+            "session end",
+            () => bridge.request("record_event", { event: "session_end", session_id: sessionID, host: "opencode" }),
+            undefined,
+            log,
+          ),
+        ),
+      );
+    }
     bridge.close();
   };
   return { hooks, bridge };
