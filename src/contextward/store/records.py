@@ -129,13 +129,7 @@ class RecordLedger:
         created = self.store.clock()
         body = _dump(data)
         with self.store.write() as conn:
-            cur = conn.execute(
-                f"INSERT INTO {self.table} (created_at, session_id, label, data)"
-                " VALUES (?, ?, ?, ?)",
-                (created, session_id, label, body),
-            )
-            seq = int(cur.lastrowid or 0)
-            self.store.prune_after_insert(conn, self.table, seq)
+            seq = self._insert(conn, created, session_id, label, body)
         if self.table == "check_reports":
             self.store.record_changed()  # the restore block follows the latest check
         return Record(seq, created, session_id, label, json.loads(body))
@@ -167,14 +161,20 @@ class RecordLedger:
                 keys = same or tuple(set(stored) | set(latest.data))
                 if all(latest.data.get(key) == stored.get(key) for key in keys):
                     return latest, False
-            cur = conn.execute(
-                f"INSERT INTO {self.table} (created_at, session_id, label, data)"
-                " VALUES (?, ?, ?, ?)",
-                (created, session_id, label, body),
-            )
-            seq = int(cur.lastrowid or 0)
-            self.store.prune_after_insert(conn, self.table, seq)
+            seq = self._insert(conn, created, session_id, label, body)
         return Record(seq, created, session_id, label, stored), True
+
+    def _insert(
+        self, conn: sqlite3.Connection, created: str, session_id: str | None, label: str, body: str
+    ) -> int:
+        """Insert one record inside the caller's write; its seq (older records pruned)."""
+        cur = conn.execute(
+            f"INSERT INTO {self.table} (created_at, session_id, label, data) VALUES (?, ?, ?, ?)",
+            (created, session_id, label, body),
+        )
+        seq = int(cur.lastrowid or 0)
+        self.store.prune_after_insert(conn, self.table, seq)
+        return seq
 
     def get(self, seq: int) -> Record | None:
         rows = self.store.query(f"SELECT * FROM {self.table} WHERE seq = ?", (seq,))
