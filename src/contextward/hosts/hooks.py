@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 MAX_INJECT = 9500
 #: A prompt's delta is small by design: the brief itself is not sent again.
 MAX_DELTA = 1500
-#: PreCompact reads at most the last this many bytes of a transcript (32 MiB: about
-#: 3 s typical and 12 s for the densest prose at the measured rates).
+#: PreCompact reads at most the last this many bytes of a transcript (32 MiB: about 8 s
+#: of typical text at the measured 4 MB/s; dense prose is read only as far as
+#: ``INSPECT_SECONDS`` allows).
 TRANSCRIPT_TAIL = 32 << 20
 #: PreCompact's inspection ends within this many seconds of the hook's start (hosts
 #: give PreCompact 30 s as installed): of prose too dense to read whole in time, the
