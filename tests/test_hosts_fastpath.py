@@ -27,10 +27,12 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def hook(project: Path, event: str, **fields: object) -> str:
-    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": event, **fields}
+def hook(
+    project: Path, event: str, *, session: str = "s1", host: str = "claude", **fields: object
+) -> str:
+    payload = {"session_id": session, "cwd": str(project), "hook_event_name": event, **fields}
     done = subprocess.run(
-        [sys.executable, "-S", str(ENTRY_SCRIPT), "claude"],
+        [sys.executable, "-S", str(ENTRY_SCRIPT), host],
         input=json.dumps(payload).encode(),
         capture_output=True,
         timeout=60,
@@ -194,3 +196,67 @@ def test_outside_git_a_prompt_from_a_subfolder_reaches_the_host_project_store(
     # The fast path answered for the project's store: the prompt waits in its spool.
     assert [json.loads(line)["text"] for line in spooled(tmp_path)] == ["please go on"]
     assert not (sub / ".contextward").exists()
+
+
+def test_another_sessions_tool_calls_leave_a_prompt_on_the_fast_path(project: Path) -> None:
+    # Session b's test runs, passing and failing (its own open loop), change nothing
+    # session s1's prompt would inject: s1's prompts stay spooled, not re-rendered.
+    hook(project, "SessionStart", source="startup")
+    hook(project, "UserPromptSubmit", prompt="warm up", prompt_id="p0")
+    hook(project, "SessionStart", session="b", source="startup")
+    for n in range(3):
+        hook(
+            project,
+            "PostToolUse" if n == 0 else "PostToolUseFailure",
+            session="b",
+            tool_name="Bash",
+            tool_use_id=f"b{n}",
+            tool_input={"command": "pytest -q"},
+            tool_response={"stdout": "1 passed", "stderr": ""},
+            error="Exit code 1",
+        )
+        assert hook(project, "UserPromptSubmit", prompt=f"next {n}", prompt_id=f"p{n + 1}") == ""
+        # Spooled: the fast path answered (b's next hook stores it, draining the spool).
+        assert [json.loads(line)["text"] for line in spooled(project)] == [f"next {n}"]
+    with Store.open(project) as store:
+        assert [run.exit_code for run in store.evidence.list()] == [1, 1, 0]
+        assert [p.text for p in store.prompts.list(session_id="s1")][:3] == [
+            "next 2",
+            "next 1",
+            "next 0",
+        ]
+
+
+def test_a_change_a_sessions_prompt_would_show_still_takes_the_full_path(project: Path) -> None:
+    hook(project, "SessionStart", source="startup")
+    hook(project, "UserPromptSubmit", prompt="warm up", prompt_id="p0")
+    # Its own failing runs: an open loop of its own, shown on its next prompt.
+    for n in range(3):
+        hook(
+            project,
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_use_id=f"t{n}",
+            tool_input={"command": "make lint"},
+            error="Exit code 2",
+        )
+    out = hook(project, "UserPromptSubmit", prompt="go on", prompt_id="p1")
+    assert "make lint" in out and "open loops" in out
+    assert spooled(project) == []
+    assert hook(project, "UserPromptSubmit", prompt="next", prompt_id="p2") == ""
+    # Another session's journal entry reaches every session's brief.
+    with Store.open(project) as store:
+        store.journal.add("correction", "The API port is 8443, not 8080.", session_id="b")
+    out = hook(project, "UserPromptSubmit", prompt="and now", prompt_id="p3")
+    assert "The API port is 8443, not 8080." in out
+
+
+def test_a_hook_cache_of_the_version_before_is_not_trusted(project: Path) -> None:
+    # Version 1 watched no session generation: it would miss the session's own loops.
+    hook(project, "SessionStart", source="startup")
+    cache = project / ".contextward" / "hook-cache" / "s1.json"
+    body = json.loads(cache.read_text())
+    cache.write_text(json.dumps({**body, "schema_version": 1}))
+    hook(project, "UserPromptSubmit", prompt="please go on", prompt_id="p1")
+    assert spooled(project) == []  # the full path answered, and stored it itself
+

@@ -235,3 +235,29 @@ def test_store_unavailable_when_directory_cannot_be_created(tmp_path: Path) -> N
     with pytest.raises(StoreError) as info:
         Store.open(tmp_path)
     assert info.value.code == "store_unavailable"
+
+
+def test_a_sessions_own_runs_mark_only_its_generation(tmp_path: Path) -> None:
+    # The hook fast path watches the project's generation and the session's own: a test
+    # run or a loop streak of session b changes no other session's prompt brief.
+    generations = tmp_path / ".contextward"
+    with Store.open(tmp_path) as store:
+        store.evidence.record(
+            command="pytest -q", fingerprint="pytest -q", streak_key="pytest -q", cwd=".",
+            exit_code=1, duration_ms=1, verdict="fail", reasons=(), digest="",
+            output_bytes=0, attempt_outcome="fail", session_id="b",
+        )  # fmt: skip
+        store.attempts.record(
+            streak_key="make lint", fingerprint="make lint", outcome="fail", source="claude",
+            session_id="c",
+        )  # fmt: skip
+        assert not (generations / "record.gen").exists()
+        assert sorted(p.name for p in (generations / "hook-cache").iterdir()) == ["b.gen", "c.gen"]
+        # What every session's brief shows: the journal, the owner's reset of a streak.
+        store.journal.add("correction", "The API port is 8443.", session_id="b")
+        assert (generations / "record.gen").exists()
+        (generations / "record.gen").unlink()
+        store.attempts.record(
+            streak_key="make lint", fingerprint="make lint", outcome="success", source="reset"
+        )
+        assert (generations / "record.gen").exists()

@@ -14,9 +14,12 @@ interpreter start:
   ``MAX_TOOL_SPOOL`` bytes), drained by the next hook that opens the store
   (``claim_tools``). Named under ``contextward.db-*`` so every store's
   ``.gitignore``, old ones included, keeps it out of git.
-- ``record.gen``: replaced (new inode) whenever something a brief shows
-  changes (journal, evidence, loop streaks, checks); its stat is the record's
-  generation.
+- ``record.gen``: replaced (new inode) whenever something every session's
+  brief shows changes (journal entries, compaction checks, a loop reset, a
+  write that names no session); its stat is the project's generation.
+- ``hook-cache/<session>.gen``: the same for what only that session's prompt
+  brief shows (its loop streaks, its evidence runs), so that one session's
+  tool calls do not send every other session's next prompt down the full path.
 - ``hook-cache/<session>.json``: what the last full answer for a session saw
   (the stats of every file its brief depends on); equal stats mean nothing to
   inject.
@@ -40,6 +43,9 @@ TOOL_SPOOL_NAME = "contextward.db-spool-tools.jsonl"
 MAX_TOOL_SPOOL = 4 << 20
 GENERATION_NAME = "record.gen"
 CACHE_DIR = "hook-cache"
+#: The hook cache's layout; a cache of another version is not trusted (one of version 1
+#: watched no session generation, so it would miss the session's own loop streaks).
+CACHE_VERSION = 2
 #: A spool line longer than this is not written (the full path takes the prompt).
 MAX_LINE = 64 * 1024
 
@@ -206,11 +212,22 @@ def _claim(path: str, field: str, *, wait: bool = True) -> PromptClaim | None:
     return PromptClaim(fd, records, skipped)
 
 
-def bump_generation(store_dir: str) -> None:
-    """Mark the record changed: replace the generation file (a new inode every time)."""
-    path = os.path.join(store_dir, GENERATION_NAME)
+def generation_path(store_dir: str, session_id: str | None = None) -> str:
+    """The project's generation file, or with ``session_id`` that session's. Two ids
+    that share a file name bump each other's: a needless full path, never a missed one."""
+    if session_id is None:
+        return os.path.join(store_dir, GENERATION_NAME)
+    return os.path.join(store_dir, CACHE_DIR, f"{_safe(session_id)}.gen")
+
+
+def bump_generation(store_dir: str, session_id: str | None = None) -> None:
+    """Mark the record changed for every session, or with ``session_id`` for that
+    session's prompts only: replace the generation file (a new inode every time)."""
+    path = generation_path(store_dir, session_id)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
+        if session_id is not None:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "w", encoding="ascii") as handle:
             handle.write(str(os.getpid()))
         os.replace(tmp, path)
@@ -231,9 +248,12 @@ def stamps(paths: list[str]) -> list[Stamp]:
     return out
 
 
+def _safe(session_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id)[:120] or "_"
+
+
 def cache_path(store_dir: str, session_id: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in session_id)[:120] or "_"
-    return os.path.join(store_dir, CACHE_DIR, f"{safe}.json")
+    return os.path.join(store_dir, CACHE_DIR, f"{_safe(session_id)}.json")
 
 
 def read_cache(store_dir: str, session_id: str) -> dict[str, object] | None:
@@ -253,7 +273,12 @@ def write_cache(
     import json
 
     path = cache_path(store_dir, session_id)
-    body = {"schema_version": 1, "watch": list(watch), "stamps": list(seen), "digest": digest}
+    body = {
+        "schema_version": CACHE_VERSION,
+        "watch": list(watch),
+        "stamps": list(seen),
+        "digest": digest,
+    }
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -265,7 +290,10 @@ def write_cache(
 
 
 def unchanged(cache: dict[str, object]) -> bool:
-    """True when every watched file has the stat the cache recorded."""
+    """True when every watched file has the stat the cache recorded (and the cache is of
+    this version: an older one may not watch everything the answer depends on)."""
+    if cache.get("schema_version") != CACHE_VERSION:
+        return False
     watch = cache.get("watch")
     recorded = cache.get("stamps")
     if not isinstance(watch, list) or not all(isinstance(p, str) for p in watch):

@@ -586,7 +586,10 @@ def _watched(session: Session) -> list[str]:
 
     home = personal_dir(session.env)
     files = [
-        Path(_store_dir(session)) / spool.GENERATION_NAME,
+        Path(spool.generation_path(_store_dir(session))),
+        # What only this session's brief shows (its loop streaks): another session's
+        # tool calls bump their own, and leave this session's prompts on the fast path.
+        Path(spool.generation_path(_store_dir(session), session.session_id)),
         project_contract_path(session.root),
         personal_contract_path(session.env),
         Path(_store_dir(session)) / CONFIG_NAME,

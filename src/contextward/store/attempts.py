@@ -85,8 +85,10 @@ class Attempts:
             seq = int(cur.lastrowid or 0)
             self.store.prune_after_insert(conn, "attempts", seq)
         # A success after a success leaves every open loop as it was; anything else may not.
+        # A session's open loops are its own attempts' (and the owner's resets, which
+        # clear a streak in every session): another session's attempt changes none of them.
         if outcome != "success" or (previous is not None and previous["outcome"] != "success"):
-            self.store.record_changed()
+            self.store.record_changed(None if source == "reset" else session_id or None)
         return Attempt(
             seq, created, session_id, streak_key, fingerprint, outcome, source, exit_code, None
         )

@@ -140,8 +140,9 @@ class Store:
         self._key_salt: bytes | None = None
         #: How many ``write()`` blocks are open (an inner one joins the outer transaction).
         self._depth = 0
-        #: A ``record_changed`` inside a transaction, made known when it commits.
-        self._changed = False
+        #: What ``record_changed`` marked inside a transaction (None: every session),
+        #: made known when it commits.
+        self._changed: set[str | None] = set()
         with guarded():
             conn.execute(f"PRAGMA busy_timeout = {_busy_ms(wait_s)}")
             self.apply(migrations)
@@ -215,13 +216,18 @@ class Store:
             sqlite3.connect(":memory:", isolation_level=None), root=root, retention=retention
         )
 
-    def record_changed(self) -> None:
+    def record_changed(self, session_id: str | None = None) -> None:
         """Mark that something a brief shows changed (the hook fast path watches this);
-        inside a transaction, once it commits: a reader that saw the mark must find the rows."""
+        inside a transaction, once it commits: a reader that saw the mark must find the rows.
+
+        With ``session_id``: something only that session's prompt brief shows (its own
+        loop streaks and evidence runs), so the other sessions' prompts stay on the fast
+        path. Anything any other session's brief may show must pass no ``session_id``.
+        """
         if self._depth:
-            self._changed = True
+            self._changed.add(session_id)
         elif self.root is not None:
-            spool.bump_generation(str(store_dir(self.root)))
+            spool.bump_generation(str(store_dir(self.root)), session_id)
 
     @property
     def path(self) -> Path | None:
@@ -264,7 +270,8 @@ class Store:
             return
         with guarded():
             self._begin_immediate()
-            self._depth, self._changed = 1, False
+            self._depth = 1
+            self._changed.clear()
             try:
                 yield self.conn
             except BaseException:
@@ -274,9 +281,9 @@ class Store:
             finally:
                 self._depth = 0
             self.conn.execute("COMMIT")
-        if self._changed:
-            self._changed = False
-            self.record_changed()
+        changed, self._changed = self._changed, set()
+        for session_id in changed:
+            self.record_changed(session_id)
 
     @contextlib.contextmanager
     def patience(self, wait_s: float) -> Iterator[None]:

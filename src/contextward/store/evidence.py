@@ -154,7 +154,9 @@ class EvidenceLedger:
             )
             self.store.prune_after_insert(conn, "evidence", seq)
             self.store.prune_after_insert(conn, "attempts", int(attempt.lastrowid or 0))
-        self.store.record_changed()
+        # What a session's prompt brief shows of it: that session's loop streak (another
+        # session's run changes only the "last evidence" line, which no prompt injects).
+        self.store.record_changed(session_id or None)
         return EvidenceRun(
             seq,
             created,
