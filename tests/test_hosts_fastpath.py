@@ -260,3 +260,14 @@ def test_a_hook_cache_of_the_version_before_is_not_trusted(project: Path) -> Non
     hook(project, "UserPromptSubmit", prompt="please go on", prompt_id="p1")
     assert spooled(project) == []  # the full path answered, and stored it itself
 
+
+def test_gemini_brings_the_restore_block_on_the_first_prompt_after_a_compression(
+    project: Path,
+) -> None:
+    hook(project, "SessionStart", host="gemini", source="startup")
+    said = "Never push to main; the API port is 8443."
+    hook(project, "BeforeAgent", host="gemini", prompt=said, timestamp="1")
+    hook(project, "BeforeAgent", host="gemini", prompt="go on", timestamp="2")
+    hook(project, "PreCompress", host="gemini", trigger="auto")
+    out = hook(project, "BeforeAgent", host="gemini", prompt="continue please", timestamp="3")
+    assert "contextward restore" in out and said in out

@@ -543,6 +543,8 @@ def mark_restore_due(session: Session) -> None:
     with session.open() as store:
         _session_data(store, session)  # a compaction may be the first event a session shows
         store.sessions.update(session.session_id, {"restore_due": True})
+        # The next prompt must take the full path, which brings the restore block.
+        store.record_changed(session.session_id)
 
 
 def restore_after_compaction(session: Session) -> str:
