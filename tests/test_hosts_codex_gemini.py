@@ -268,3 +268,132 @@ def test_codex_apply_patch_counts_the_files_it_touches(project: Path) -> None:
     with Store.open(project) as store:
         record = session_record(store, "s1")
     assert record is not None and sorted(record.files) == ["README.md", "src/app.py"]
+
+
+def rollout_line(kind: str, payload: dict[str, Any]) -> str:
+    entry = {"timestamp": "2026-11-30T12:09:29.898Z", "type": kind, "payload": payload}
+    return json.dumps(entry) + "\n"
+
+
+def compact_losing_a_rule(project: Path, session: str) -> None:
+    """A Codex compaction of ``session`` whose summary drops the migrations rule."""
+    said = (
+        "We are building the OAuth login. Never push directly to the main branch. "
+        "Do not edit files under the migrations folder."
+    )
+    path = project / f"rollout-{session}.jsonl"
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": said}]}
+    path.write_text(rollout_line("response_item", user))
+    fire(
+        codex, project, "PreCompact", session_id=session, trigger="auto", transcript_path=str(path)
+    )
+    summary = "Goal: build the OAuth login. Constraint: Never push directly to the main branch."
+    with path.open("a") as rollout:
+        rollout.write(rollout_line("compacted", {"message": summary, "replacement_history": []}))
+    fire(
+        codex, project, "PostCompact", session_id=session, trigger="auto", transcript_path=str(path)
+    )
+
+
+def test_a_new_codex_conversation_ends_the_idle_one_and_learns_what_it_lost(
+    project: Path,
+) -> None:
+    # Codex sends no SessionEnd: without an end, what s1's summary lost never reached s2.
+    fire(codex, project, "SessionStart", source="startup")
+    compact_losing_a_rule(project, "s1")
+    fire(codex, project, "Stop")  # its last turn ended
+    out = fire(codex, project, "SessionStart", session_id="s2", source="startup")[1]
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "Do not edit files under the migrations folder." in context
+    assert "the last summary of an earlier session lost them" in context
+    with Store.open(project) as store:
+        assert [(s.id, s.status) for s in store.sessions.list()] == [
+            ("s2", "active"),
+            ("s1", "ended"),
+        ]
+
+
+def test_a_codex_session_in_the_middle_of_a_turn_is_not_ended(project: Path) -> None:
+    fire(codex, project, "SessionStart", source="startup")
+    fire(codex, project, "Stop")
+    fire(codex, project, "SessionStart", session_id="s2", source="startup")
+    fire(codex, project, "Stop", session_id="s2")
+    fire(codex, project, "UserPromptSubmit", session_id="s2", prompt="go on")
+    fire(codex, project, "PostToolUse", session_id="s2", tool_name="Bash", tool_use_id="c1",
+         tool_input={"command": "ls"}, tool_response={"exit_code": 0})  # fmt: skip
+    # s1, idle, ended when s2 began, and its resume brings it back; a new conversation
+    # ends no session that is working (s2 ran a tool since its last Stop).
+    fire(codex, project, "SessionStart", source="resume")
+    fire(codex, project, "SessionStart", session_id="s3", source="startup")
+    with Store.open(project) as store:
+        assert {s.id: s.status for s in store.sessions.list()} == {
+            "s1": "active",
+            "s2": "active",
+            "s3": "active",
+        }
+
+
+FAKE_CODEX = """
+import json, subprocess, sys
+project, entry = sys.argv[1], sys.argv[2]
+for line in sys.stdin:
+    if not line.strip():
+        break
+    subprocess.run([sys.executable, "-S", entry, "codex"], input=line.encode(), check=True,
+                   capture_output=True)
+    print("done", flush=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_codex_session_ends_with_its_codex_process_and_not_before(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import sys
+
+    from contextward.hosts.claude_install import ENTRY_SCRIPT
+
+    # Processes named codex, as the Codex CLI that runs the hooks: a hook finds the
+    # Codex process above it and notes it with the session.
+    bin_dir = tmp_path_factory.mktemp("bin")
+    (bin_dir / "codex").symlink_to(sys.executable)
+    script = bin_dir / "fake_codex.py"
+    script.write_text(FAKE_CODEX)
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [str(bin_dir / "codex"), str(script), str(project), str(ENTRY_SCRIPT)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    def send(proc: subprocess.Popen[str], session: str, event: str, **fields: Any) -> None:
+        payload = {"session_id": session, "cwd": str(project), "hook_event_name": event}
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({**payload, **fields}) + "\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "done\n"
+
+    def statuses() -> dict[str, str]:
+        with Store.open(project) as store:
+            return {s.id: s.status for s in store.sessions.list()}
+
+    first, second = start(), start()
+    try:
+        send(first, "s1", "SessionStart", source="startup")
+        send(first, "s1", "Stop")
+        # Another Codex, still running s1 beside it: s1 is idle, not over.
+        send(second, "s2", "SessionStart", source="startup")
+        assert statuses() == {"s1": "idle", "s2": "active"}
+        first.communicate("\n", timeout=60)  # the first Codex exits mid-turn
+        send(second, "s2", "PostToolUse", tool_name="Bash", tool_use_id="c1",
+             tool_input={"command": "ls"}, tool_response={"exit_code": 0})  # fmt: skip
+        send(second, "s2", "SessionStart", source="resume")
+        assert statuses() == {"s1": "ended", "s2": "active"}
+        # The same Codex begins a new conversation: the one it ran before is over.
+        send(second, "s3", "SessionStart", source="clear")
+        assert statuses() == {"s1": "ended", "s2": "ended", "s3": "active"}
+    finally:
+        for proc in (first, second):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

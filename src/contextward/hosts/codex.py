@@ -14,21 +14,32 @@ the time the hook runs, Codex has written the command's ``item_completed``
 event (``CommandExecution`` with ``exit_code``) for that ``call_id``. When no
 exit code can be established, the attempt is recorded as *unproven*, never
 as a success, so a failure Codex does not report cannot reset a loop streak.
+Codex sends no SessionEnd, so a Codex session would never end and what its
+last compaction lost would never reach the next session. A SessionStart ends
+the earlier Codex sessions of the project that are over: one whose Codex
+process has exited, or (a new conversation: ``startup``, ``clear``) one the
+same Codex process ran before. Where the process cannot be told (no
+``/proc``, no ``codex`` process above the hook), a new conversation ends the
+earlier Codex sessions that went idle (their last turn's Stop) and did
+nothing since. A session ended wrongly comes back with its next event.
 Everything else is answered exactly as for Claude Code.
 
-Must never: write to the rollout, or treat an unknown outcome as a success.
+Must never: write to the rollout, treat an unknown outcome as a success, or
+end a session whose Codex process is running another conversation.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shlex
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeGuard
 
+from ..errors import StoreError
 from ..fsutil import open_regular
 from . import claude_code, hooks
 from .hookio import run_adapter
@@ -41,6 +52,12 @@ OFFSET_KEY = "codex_rollout_offset"
 TAIL_WINDOWS = (64 * 1024, 4 * 1024 * 1024)
 #: Pauses before looking again: Codex's rollout writer may lag the hook a moment.
 RETRY_PAUSES = (0.05, 0.1)
+#: Session data key: ``[pid, start time]`` of the Codex process that ran the session.
+PROCESS_KEY = "codex_process"
+#: SessionStart sources that begin a new conversation (``resume``, ``compact`` go on one).
+NEW_CONVERSATION = frozenset({"startup", "clear"})
+#: How many processes above a hook are looked at for the Codex process.
+_ANCESTORS = 8
 
 
 def _command(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -50,6 +67,97 @@ def _command(payload: Mapping[str, Any]) -> Mapping[str, Any]:
         words = [w for w in tool_input["command"] if isinstance(w, str)]
         return {**payload, "tool_input": {**tool_input, "command": shlex.join(words)}}
     return payload
+
+
+def _session_start(session: Session, payload: Mapping[str, Any]) -> Reply:
+    """End the Codex sessions this start shows are over, then answer as Claude Code's."""
+    source = hooks.text_field(payload, "source")
+    # A store that cannot be written now (busy, damaged) must not cost the brief: the
+    # sessions end at a later start.
+    with contextlib.suppress(StoreError):
+        end_earlier(session, new=source in NEW_CONVERSATION, process=host_process())
+    return claude_code.HANDLERS["SessionStart"](session, payload)
+
+
+def end_earlier(session: Session, *, new: bool, process: list[int] | None) -> list[str]:
+    """End the project's other Codex sessions that are over (see the module docstring) and
+    note ``process`` as this session's; the ids ended, oldest first.
+
+    Runs before the session's brief, so a session ended here counts as one that ended
+    before this one started: what its last compaction lost reaches this session's brief.
+    """
+    from ..state import StateError, StateProject, session_end
+    from ..state.session import ENDED, IDLE
+
+    ended: list[str] = []
+    with session.open() as store:
+        others = [
+            row
+            for row in store.sessions.list(limit=store.retention.sessions)
+            if row.host == HOST and row.status != ENDED and row.id != session.session_id
+        ]
+        for row in reversed(others):
+            theirs = row.data.get(PROCESS_KEY)
+            if _is_process(theirs):
+                over = not _running(theirs) or (new and theirs == process)
+            else:  # nothing tells its process: a new conversation ends an idle one
+                over = new and row.status == IDLE
+            if not over:
+                continue
+            try:
+                session_end(store, row.id, project=StateProject.open(session.root))
+            except StateError:  # no STATE.md to log to: the session still ends
+                store.sessions.end(row.id)
+            ended.append(row.id)
+        if process is not None:
+            if store.sessions.get(session.session_id) is None:
+                store.sessions.start(session.session_id, host=HOST)
+            store.sessions.update(session.session_id, {PROCESS_KEY: process})
+    return ended
+
+
+def _is_process(value: object) -> TypeGuard[list[int]]:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+
+
+def host_process() -> list[int] | None:
+    """``[pid, start time]`` of the Codex process that runs this hook: the nearest process
+    above it named ``codex…`` (Linux ``/proc``); None when there is none to be found."""
+    pid = os.getppid()
+    for _ in range(_ANCESTORS):
+        found = _proc_stat(pid)
+        if found is None:
+            return None
+        name, parent, started = found
+        if name.startswith("codex"):
+            return [pid, started]
+        if parent <= 1:
+            return None
+        pid = parent
+    return None
+
+
+def _running(process: list[int]) -> bool:
+    """Whether the process is still the one recorded (same pid, same start time)."""
+    found = _proc_stat(process[0])
+    return found is not None and found[2] == process[1]
+
+
+def _proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """``(name, parent pid, start time in clock ticks)`` of a process from ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            raw = handle.read()
+        # "pid (name) state ppid …": the name may hold spaces and parentheses.
+        name = raw[raw.index("(") + 1 : raw.rindex(")")]
+        fields = raw[raw.rindex(")") + 2 :].split()
+        return name, int(fields[1]), int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _pre_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
@@ -233,6 +341,7 @@ def _outcome(line: bytes, call_id: str) -> tuple[int | None, bool]:
 
 _HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Reply]] = {
     **claude_code.HANDLERS,
+    "SessionStart": _session_start,
     "PreCompact": _pre_compact,
     "PostCompact": _post_compact,
     "PostToolUse": _post_tool,
