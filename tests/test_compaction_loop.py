@@ -1227,3 +1227,31 @@ def test_an_owner_rule_the_summary_says_was_dropped_is_still_restated(store: Sto
     )
     block = render_restore(plan_restore(store, session_id="s"))
     assert f"(changed) {rule}" in block and "plans of the agent's were dropped" not in block
+
+
+def test_restore_on_the_command_line_is_one_sessions_when_a_session_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two sessions compacted, each summary losing its own rule: a session's shell (its
+    # CONTEXTWARD_SESSION_ID) is shown what its own summary lost, as its hooks show it.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    with Store.open(tmp_path) as store:
+        for sid, rule in (("a", "Never push to main."), ("b", "Do not edit the migrations.")):
+            capture(store, [Message(f"{sid}1", "user", rule)], session_id=sid)
+            check_summary(store, "We fixed the login page.", session_id=sid)
+
+    def restored(*args: str, env: dict[str, str] | None = None) -> list[str]:
+        result = CliRunner().invoke(main, ["restore", "--json", *args], env=env)
+        assert result.exit_code == 1, result.output
+        return [item["content"] for item in json.loads(result.stdout)["items"]]
+
+    monkeypatch.delenv("CONTEXTWARD_SESSION_ID", raising=False)
+    assert restored() == ["Do not edit the migrations."]  # the project's last
+    assert restored(env={"CONTEXTWARD_SESSION_ID": "a"}) == ["Never push to main."]
+    assert restored("--session", "a") == ["Never push to main."]
+    assert restored("--session", "b", env={"CONTEXTWARD_SESSION_ID": "a"}) == [
+        "Do not edit the migrations."
+    ]
+    result = CliRunner().invoke(main, ["restore", "--session", "c"])
+    assert (result.exit_code, result.stdout) == (0, "nothing to restore\n")

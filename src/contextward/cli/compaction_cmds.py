@@ -12,8 +12,8 @@ from ..compaction import Capture, CheckOutcome, capture, check_summary
 from ..inspect import InspectError, open_transcript
 from ..inspect.provider import Answered
 from ..printable import counted, json_text
-from ..store import Store, project_root
-from ._io import BadInput, display_name, open_input, read_text, say
+from ..store import Store, project_root, session_id_from_env
+from ._io import BadInput, display_name, open_input, read_text, say, storable_value
 from ._store import read_store
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, answer_text, provider_notice, read_all
 from .render import report_table
@@ -143,11 +143,27 @@ def _capture(
 
 
 @click.command("restore")
+@click.option(
+    "--session",
+    "session_id",
+    metavar="ID",
+    callback=storable_value,
+    help="Only that session's last compaction (default: $CONTEXTWARD_SESSION_ID).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the items as JSON.")
-def restore(as_json: bool) -> None:
-    """Show the critical items the last compaction lost or changed (what the hooks restore)."""
+def restore(session_id: str | None, as_json: bool) -> None:
+    """Show the critical items the last compaction lost or changed (what the hooks restore).
+
+    With a session (``--session``, else ``$CONTEXTWARD_SESSION_ID``), that session's last
+    compaction, as its hooks and the MCP server restore it; without, the project's last.
+    """
+    session = session_id or session_id_from_env()
     with read_store() as store:
-        plan = plan_restore(store) if store is not None else RestorePlan((), None, False, {})
+        plan = (
+            plan_restore(store, session_id=session)
+            if store is not None
+            else RestorePlan((), None, False, {})
+        )
     if as_json:
         say(
             json_text(
