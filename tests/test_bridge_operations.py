@@ -327,3 +327,28 @@ def test_record_prompt_feeds_the_next_sessions_owner_said(bridge: BridgeProcess)
     ):
         answer = bridge.call(request("bad", "record_prompt", **fields))
         assert (answer["ok"], answer["code"]) == (False, "invalid_request"), fields
+
+
+def test_the_bridge_records_the_calls_a_hook_spooled_before_it_reads(tmp_path: Path) -> None:
+    # A Claude Code session's hook spooled two failures while the store was busy: an
+    # OpenCode or pi session's loop brake, through the bridge, counts them, as a hook would.
+    from contextward import spool
+    from contextward.hosts import toolcall
+    from contextward.store import Store, store_dir
+
+    with Store.open(tmp_path):
+        pass
+    for n in range(2):
+        call = toolcall.observe(
+            session_id="s", host="claude", root=tmp_path, tool_name="Bash",
+            tool_use_id=f"t{n}", tool_input={"command": "make lint"}, failed=True,
+            error="Exit code 2",
+        )  # fmt: skip
+        assert toolcall.spool_call(tmp_path, call)
+    bridge = BridgeProcess(tmp_path)
+    try:
+        checked = ok(bridge.call(request("c", "loop_check", command="make lint", session_id="s")))
+    finally:
+        bridge.kill()
+    assert checked["action"] == "block" and checked["prior_failures"] == 2
+    assert (store_dir(tmp_path) / spool.TOOL_SPOOL_NAME).read_text() == ""

@@ -20,7 +20,8 @@ import io
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -31,7 +32,7 @@ from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
 from ..guard.confirm import ASK_FIRST, question, refusal
-from ..guard.loops import check, record_outcome
+from ..guard.loops import LoopDecision, check, decide, record_outcome
 from ..inspect import (
     InspectionResult,
     Message,
@@ -48,6 +49,7 @@ from ..state.project import StateProject
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 from ..store.text import storable_id
+from . import toolcall
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError
 
@@ -100,7 +102,7 @@ def snapshot(request: Mapping[str, Any], context: OperationContext) -> dict[str,
     result, inspection_id = _inspection(request, context)
     decisions = _decisions(request)
     session_id = _session(request)
-    with Store.open(project_root()) as store:
+    with _open() as store:
         taken = capture_inspection(
             store,
             result,
@@ -138,7 +140,7 @@ def check_summary(request: Mapping[str, Any], context: OperationContext) -> dict
         # No summary (a compaction that failed, a host bug): every item would be "lost",
         # and that report would make the restore block claim the summary dropped them.
         return {"checked": False}
-    with Store.open(project_root()) as store:
+    with _open() as store:
         record = store.snapshots.get(seq) if seq is not None else None
         if seq is not None and record is None:
             raise OperationError("invalid_request", "unknown snapshot_seq")
@@ -170,7 +172,7 @@ def restore(request: Mapping[str, Any], context: OperationContext) -> dict[str, 
     conservative answer). A session without a snapshot gets nothing.
     """
     session_id = _session(request)
-    with Store.open(project_root()) as store:
+    with _open() as store:
         if session_id is not None and store.snapshots.latest(session_id=session_id) is None:
             return {"text": "", "items": 0, "checked": False, "snapshot_seq": None}
         plan = plan_restore(store, session_id=session_id)
@@ -189,7 +191,7 @@ def _compacted_before(request: Mapping[str, Any]) -> bool:
     if not isinstance(session, str) or not session:
         return False
     try:
-        with Store.open(project_root(), create=False) as store:
+        with _open(create=False) as store:
             return store.snapshots.latest(session_id=session) is not None
     except StoreError:
         return False  # no store yet: nothing was compacted
@@ -309,7 +311,7 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
         config = Config()  # a config that cannot be read: the defaults, asking included
     why = question(command) if config.risk_confirm else ""
     try:
-        decision = check(command, session_id=session)
+        decision = _brake(command, session)
     except Exception:
         if not why:
             raise  # the brake needs the store; nothing else to say
@@ -327,7 +329,7 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
             action, reason = "ask", why
         else:
             try:
-                with Store.open(project_root()) as store:
+                with _open() as store:
                     refused = refusal(store, command, why, session_id=session)
             except Exception:
                 refused = f"{why}. {ASK_FIRST}."  # a store that cannot say refuses
@@ -341,13 +343,26 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
     }
 
 
+def _brake(command: str, session: str | None) -> LoopDecision:
+    """The loop brake's decision, counting the calls a hook spooled while the store was
+    busy (``check`` alone opens the store without recording them)."""
+    try:
+        with _open(create=False) as store:
+            threshold = load_config(project_root()).loop_block_after
+            return decide(store, command, threshold=threshold, session_id=session)
+    except StoreError as exc:
+        if exc.code != "store_missing":
+            raise
+    return check(command, session_id=session)  # no store yet: no streak, none created
+
+
 def command_outcome(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
     """Record how a shell command ended, so the loop brake sees failing streaks."""
     command = _text(request, "command")
     exit_code = request.get("exit_code")
     if type(exit_code) is not int or not -(2**63) <= exit_code < 2**63:  # SQLite's INTEGER
         raise OperationError("invalid_request", "field 'exit_code' must be a 64-bit integer")
-    with Store.open(project_root()) as store:
+    with _open() as store:
         attempt = record_outcome(
             store, command, exit_code, source="bridge", session_id=_session(request)
         )
@@ -370,7 +385,7 @@ def brief(request: Mapping[str, Any], context: OperationContext) -> dict[str, An
     after = request.get("after_compaction", False)
     if not isinstance(after, bool):
         raise OperationError("invalid_request", "field 'after_compaction' must be a boolean")
-    with Store.open(project_root()) as store:
+    with _open() as store:
         rendered = render_brief(store, session_id=_session(request), earlier_sessions=True)
     changed = rendered.digest != previous
     text = rendered.without("owner_statements", "restore") if after else rendered.text
@@ -383,7 +398,7 @@ def brief(request: Mapping[str, Any], context: OperationContext) -> dict[str, An
 
 def state_block(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
     """The short state block (STATE.md current, decisions, git) injected each turn."""
-    with Store.open(project_root()) as store:
+    with _open() as store:
         text = render_state_block(StateProject.open(), store=store, session_id=_session(request))
     return {"text": mask(text)}
 
@@ -401,7 +416,7 @@ def record_prompt(request: Mapping[str, Any], context: OperationContext) -> dict
     prompt_id = _short(request, "prompt_id") or None
     if not text.strip():
         return {"recorded": False}
-    with Store.open(project_root()) as store:
+    with _open() as store:
         recorded = store.prompts.record(text, session_id=session_id, prompt_id=prompt_id)
     return {"recorded": recorded is not None}
 
@@ -415,7 +430,7 @@ def record_event(request: Mapping[str, Any], context: OperationContext) -> dict[
     if session_id is None:
         raise OperationError("invalid_request", "field 'session_id' must be a non-empty string")
     host = _short(request, "host")
-    with Store.open(project_root()) as store:
+    with _open() as store:
         if event == "session_start":
             session_start(store, session_id, host=host)
             return {"recorded": True}
@@ -435,6 +450,16 @@ def record_event(request: Mapping[str, Any], context: OperationContext) -> dict[
 
 
 # -- arguments -----------------------------------------------------------------
+
+
+@contextmanager
+def _open(*, create: bool = True) -> Iterator[Store]:
+    """The project's store, the tool calls a hook spooled while it was busy recorded first,
+    as every hook, command and MCP call opens it (a bridge host's brief and loop brake
+    must see them too, and the spool must not wait for a hook to be emptied)."""
+    with Store.open(project_root(), create=create) as store:
+        toolcall.drain(store)
+        yield store
 
 
 def _text(request: Mapping[str, Any], name: str) -> str:
