@@ -101,8 +101,10 @@ class CodexRun:
         }
         scenario.write("project/.codex/hooks.json", {"hooks": hooks})
 
-    def prompt(self, text: str) -> CodexRun:
-        resume = ["resume", "--last"] if self.s.steps else []
+    def prompt(self, text: str, *, new: bool = False) -> CodexRun:
+        """One ``codex exec`` step: the last conversation resumed, or with ``new`` (or as
+        the first step) a new one."""
+        resume = ["resume", "--last"] if self.s.steps and not new else []
         flags = ["--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
         self.s.command([str(self.binary), "exec", *resume, *flags, text], timeout=60)
         return self
@@ -190,3 +192,22 @@ def test_after_compaction_the_snapshot_restores_the_owner_constraints(
     path = run.s.project / ".contextward" / "contextward.db"
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         assert db.execute("SELECT COUNT(*) FROM check_reports").fetchone()[0] == 1
+
+
+def test_a_new_conversation_ends_the_last_and_carries_what_its_summary_lost(
+    codex: Callable[..., CodexRun],
+) -> None:
+    # Codex sends no SessionEnd: the next conversation's SessionStart sees the first one's
+    # Codex process gone and ends it, so what that compaction lost reaches the new brief.
+    run = codex(summary=SUMMARY)
+    run.prompt(OWNER_PROMPT).prompt("HUGE_USAGE BASH: echo one").prompt("say hi", new=True)
+    outcome = run.run()
+    first = outcome.answered("say hi")[0]
+    briefs = [t for t in developer_texts(first) if BRIEF in t]
+    assert briefs, "the new conversation's SessionStart brief did not reach the model"
+    assert "the last summary of an earlier session lost them" in briefs[0]
+    assert DROPPED in briefs[0]
+    path = run.s.project / ".contextward" / "contextward.db"
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        statuses = [row[0] for row in db.execute("SELECT status FROM sessions ORDER BY started_at, rowid")]
+    assert statuses[0] == "ended", statuses
