@@ -113,6 +113,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.9, "a heading or summary boilerplate")
     if unit.code:
         return _noise("transient", 0.8, "a code block or command line")
+    lx.focus(low)  # searched for many cues below: its tokens are found once
     if (
         16 <= len(text) < 400  # a key is long; "ok" is not worth masking
         and " " not in text.strip()

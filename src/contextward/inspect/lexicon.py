@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from . import prefilter
+
 #: Fullwidth Latin letters, digits and "％" as typed with a Chinese input method in
 #: fullwidth mode ("超时设成５秒", "ｎｅｖｅｒ push"), read as their ASCII forms. One
 #: character for one, so offsets hold; fullwidth punctuation ("，", "：") is left alone,
@@ -36,6 +38,151 @@ def narrow(text: str) -> str:
 def _re(pattern: str) -> re.Pattern[str]:
     # Compiled case-sensitive and matched against lowercased text: much faster than re.I.
     return re.compile(pattern)
+
+
+#: The text being classified and the tokens it holds (``focus``), replaced whole.
+_focused: list[tuple[str, frozenset[str]]] = [("", frozenset())]
+#: Cues whose needed tokens are not read yet: read on the first ``focus``, not on import.
+_unread: list[_Cue | _Gated] = []
+
+
+def focus(low: str) -> None:
+    """Make ``low`` the text about to be searched for many cues: its tokens are found once,
+    and a cue (or a part of one) that needs a token it lacks is not tried on it at all
+    (``prefilter``). Any other text is searched as it is."""
+    if _unread:
+        for cue in tuple(_unread):
+            cue.read_needs()
+        _unread.clear()
+    _focused[0] = (low, prefilter.words(low))
+
+
+class _Cue:
+    """A cue pattern split by script, for speed: its Latin alternatives, tried on all
+    text, and its Chinese ones, each of which needs a Chinese character, tried only on
+    text that is not ASCII (``str.isascii`` is O(1)). In one alternation, English text
+    pays for every Chinese branch at every position; apart, it skips them all. On the
+    focused text (``focus``) a part is not tried at all when the text lacks every token
+    it needs.
+
+    A test, as ``_StartOrAnywhere`` is: ``search`` and ``match`` find a match whenever
+    the whole alternation would, not always the same one. ``sub`` is the whole's."""
+
+    __slots__ = ("_chinese", "_chinese_needs", "_latin", "_latin_needs", "_whole")
+
+    def __init__(self, latin: str, chinese: str) -> None:
+        self._latin = _re(latin)
+        self._chinese = _re(chinese)
+        self._whole = _re(f"{latin}|{chinese}")
+        self._latin_needs: frozenset[str] | None = None  # None: tried on any text
+        self._chinese_needs: frozenset[str] | None = None
+        _unread.append(self)
+
+    def read_needs(self) -> None:
+        self._latin_needs = prefilter.needs(self._latin)
+        self._chinese_needs = prefilter.needs(self._chinese)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        focused = _focused[0]  # one read: another thread may focus another text
+        if focused[0] is not text:
+            found = self._latin.search(text)
+            if found is None and not text.isascii():
+                return self._chinese.search(text)
+            return found
+        words = focused[1]
+        if self._latin_needs is None or not self._latin_needs.isdisjoint(words):
+            found = self._latin.search(text)
+            if found is not None:
+                return found
+        if text.isascii() or (
+            self._chinese_needs is not None and self._chinese_needs.isdisjoint(words)
+        ):
+            return None
+        return self._chinese.search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        # A match is a search's match too: what a search needs, a match needs.
+        focused = _focused[0]
+        words = focused[1] if focused[0] is text else None
+        found = None
+        if words is None or self._latin_needs is None or not self._latin_needs.isdisjoint(words):
+            found = self._latin.match(text)
+        if found is None and not text.isascii():
+            if words is None or self._chinese_needs is None:
+                return self._chinese.match(text)
+            if not self._chinese_needs.isdisjoint(words):
+                return self._chinese.match(text)
+        return found
+
+    def sub(self, repl: str, text: str) -> str:
+        # ASCII text holds no match of the Chinese part: the Latin part replaces alike.
+        return (self._latin if text.isascii() else self._whole).sub(repl, text)
+
+
+class _Gated:
+    """A pattern not tried on the focused text when it lacks every token the pattern needs."""
+
+    __slots__ = ("_match_needs", "_needs", "_pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self._pattern = _re(pattern)
+        self._needs: frozenset[str] | None = None  # None: tried on any text
+        self._match_needs: frozenset[str] | None = None
+        _unread.append(self)
+
+    def read_needs(self) -> None:
+        self._needs = prefilter.needs(self._pattern)
+        self._match_needs = prefilter.needs(self._pattern, anchored=True)
+
+    def excludes(self, text: str) -> bool:
+        """Whether ``text``, focused, lacks every token a match needs (``match`` or ``search``)."""
+        focused = _focused[0]
+        return focused[0] is text and self._needs is not None and self._needs.isdisjoint(focused[1])
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if self.excludes(text):
+            return None
+        return self._pattern.search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        focused = _focused[0]
+        needs = self._match_needs
+        if focused[0] is text and needs is not None and needs.isdisjoint(focused[1]):
+            return None
+        return self._pattern.match(text)
+
+
+class _StartOrAnywhere:
+    """A cue set split for speed: alternatives anchored at the start (tried once, with
+    ``match``), the ones that may occur anywhere (a ``_Cue``), and costly start-anchored
+    ones tried only when the text contains a word they need. One ``search`` over a big
+    alternation with ``^`` branches retries every branch at every position, which is slow."""
+
+    __slots__ = ("_anywhere", "_ascii", "_gated", "_start")
+
+    def __init__(
+        self, start: str, anywhere: _Cue, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
+    ) -> None:
+        self._start = _Gated(start)
+        self._anywhere = anywhere
+        # Each gate's words as one pattern: one scan of the text instead of one per word.
+        self._gated = tuple(
+            (_re("|".join(map(re.escape, needles))), _Gated(pattern)) for needles, pattern in gated
+        )
+        # Gates whose words are all ASCII: the only ones ASCII text can open.
+        self._ascii = tuple(g for g in self._gated if g[0].pattern.isascii())
+
+    def search(self, text: str) -> re.Match[str] | None:
+        found = self._start.match(text) or self._anywhere.search(text)
+        if found:
+            return found
+        # str.isascii is O(1): most English text skips the Chinese gates without a scan.
+        for needles, pattern in self._ascii if text.isascii() else self._gated:
+            if not pattern.excludes(text) and needles.search(text):
+                found = pattern.match(text)
+                if found:
+                    return found
+        return None
 
 
 #: ``Label: text`` prefixes, the strongest signal there is.
@@ -82,72 +229,6 @@ HOLD = _re(
     r"^\W*(?:(?:hm+|ok(?:ay)?|oh|ah|no|wait|hold on|hang on|one sec(?:ond)?|等一下|等下|等等|稍等)\W*)*"
     r"(?:wait|hold on|hang on|one sec(?:ond)?|等一下|等下|等等|稍等)\W*$"
 )
-
-
-class _Cue:
-    """A cue pattern split by script, for speed: its Latin alternatives, tried on all
-    text, and its Chinese ones, each of which needs a Chinese character, tried only on
-    text that is not ASCII (``str.isascii`` is O(1)). In one alternation, English text
-    pays for every Chinese branch at every position; apart, it skips them all.
-
-    A test, as ``_StartOrAnywhere`` is: ``search`` and ``match`` find a match whenever
-    the whole alternation would, not always the same one. ``sub`` is the whole's."""
-
-    __slots__ = ("_chinese", "_latin", "_whole")
-
-    def __init__(self, latin: str, chinese: str) -> None:
-        self._latin = _re(latin)
-        self._chinese = _re(chinese)
-        self._whole = _re(f"{latin}|{chinese}")
-
-    def search(self, text: str) -> re.Match[str] | None:
-        found = self._latin.search(text)
-        if found is None and not text.isascii():
-            return self._chinese.search(text)
-        return found
-
-    def match(self, text: str) -> re.Match[str] | None:
-        found = self._latin.match(text)
-        if found is None and not text.isascii():
-            return self._chinese.match(text)
-        return found
-
-    def sub(self, repl: str, text: str) -> str:
-        # ASCII text holds no match of the Chinese part: the Latin part replaces alike.
-        return (self._latin if text.isascii() else self._whole).sub(repl, text)
-
-
-class _StartOrAnywhere:
-    """A cue set split for speed: alternatives anchored at the start (tried once, with
-    ``match``), the ones that may occur anywhere (a ``_Cue``), and costly start-anchored
-    ones tried only when the text contains a word they need. One ``search`` over a big
-    alternation with ``^`` branches retries every branch at every position, which is slow."""
-
-    __slots__ = ("_anywhere", "_ascii", "_gated", "_start")
-
-    def __init__(
-        self, start: str, anywhere: _Cue, gated: tuple[tuple[tuple[str, ...], str], ...] = ()
-    ) -> None:
-        self._start = _re(start)
-        self._anywhere = anywhere
-        # Each gate's words as one pattern: one scan of the text instead of one per word.
-        self._gated = tuple(
-            (_re("|".join(map(re.escape, needles))), _re(pattern)) for needles, pattern in gated
-        )
-        # Gates whose words are all ASCII: the only ones ASCII text can open.
-        self._ascii = tuple(g for g in self._gated if g[0].pattern.isascii())
-
-    def search(self, text: str) -> re.Match[str] | None:
-        found = self._start.match(text) or self._anywhere.search(text)
-        if found:
-            return found
-        # str.isascii is O(1): most English text skips the Chinese gates without a scan.
-        for needles, pattern in self._ascii if text.isascii() else self._gated:
-            if needles.search(text):
-                found = pattern.match(text)
-                if found:
-                    return found
-        return None
 
 
 CORRECTION = _StartOrAnywhere(
@@ -242,7 +323,7 @@ DECISION = _Cue(
     r"用\s*[a-z][\w.-]*\s*(?:部署|实现|存储|来|做|写)|双写|方案",
 )
 
-CONSTRAINT_START = _re(
+CONSTRAINT_START = _Gated(
     r"^(?:please,? )?(?:don'?t|do not|never|avoid|stop|no more|under no circumstances|let'?s not|"
     r"不要|不能|不准|不许|禁止|别|切勿|千万别|千万不要|不得|严禁|绝不|永远不要|避免)"
 )
@@ -392,7 +473,7 @@ LESSON = _Cue(
     r"教训|原来是|踩坑|经验|根本原因|记住",
 )
 
-NARRATION = _re(
+NARRATION = _Gated(
     r"^(?:let me|let's (?:see|check|look|try|run|start)|i'll|i will|i'm going to|i am going to|i'm|now i|"
     r"first,? (?:i|let)|next,? (?:i|let)|looking at|checking|running|i see|i found|i notice|i can see|"
     r"here(?:'s| is| are)|this (?:shows|means)|ok(?:ay)?,|alright,|great,|good,|sure,|perfect,|"
@@ -417,12 +498,12 @@ IMPERATIVE = _Cue(
     r"^(?:请|帮我|麻烦)?(?:实现|添加|加上|加个|修复|重构|写|做|改|把|给|去掉|删除|升级|迁移|支持|处理|补上)",
 )
 
-USE = _re(
+USE = _Gated(
     r"(?:^|[,;:]\s)(?:please,? )?(?:use|go with|stick with|keep using|switch to)\b|^(?:用|改用|就用|换成)"
 )
 # "Set the HTTP timeout to 30 seconds.", "switch the invoice store to PostgreSQL",
 # "把超时设成 30 秒": the owner setting a named thing to a value, a choice.
-SETS = _re(
+SETS = _Gated(
     r"^(?:(?:ok(?:ay)?|then|and|so|please|pls)[, ]+)*(?:set|switch|point|pin|configure)\s+"
     r"(?!up\b)(?:the |our |its |all |every )?[\w`./-]+(?:\s+[\w`./-]+){0,3}?"
     r"(?:\s+from\s+[\w`./-]+)?\s+(?:to|at|=)\s+\S|"
@@ -434,11 +515,11 @@ SETS = _re(
     r"^(?:请)?(?:把)?[^，,。；;？?\s]{1,20}?\s*(?:设为|设成|设置为|设置成|调到|调成|调为|定为|改成|改为|改到)\s*"
     r"(?:(?:每(?:秒|分钟?|小时|天|周|月)\s*)?[~约]?\d|(?:存到?|用|放到?)?\s*[A-Za-z])"
 )
-STRONG_PREFERENCE = _re(
+STRONG_PREFERENCE = _Gated(
     r"\bi (?:prefer|'d prefer|would prefer|'d rather|would rather)\b|我更喜欢|我喜欢|偏好|更倾向"
 )
-KEEP_IMPERATIVE = _re(r"^(?:please,? )?keep\b|^保持")
-INVESTIGATE = _re(
+KEEP_IMPERATIVE = _Gated(r"^(?:please,? )?keep\b|^保持")
+INVESTIGATE = _Gated(
     r"^(?:(?:first|now|next|then|so)[, ]+)?(?:i'll|i will|let me|i'm going to)\s+(?:now\s+|first\s+)?(?:look|check|read|start|inspect|see|"
     r"search|grep|run|open|sketch|try|examine|investigate|have a look|review|dig|find|figure|take a look|"
     r"go|begin|do|write up)\b|"
@@ -453,11 +534,11 @@ INVESTIGATE = _re(
 )
 # "Regarding the warehouse — let me check what load_raw.sql uses.": a short lead-in,
 # then the assistant's next step.
-LET_ME_TAIL = _re(
+LET_ME_TAIL = _Gated(
     r"^.{0,40}?(?:[—–:;,]|\.\.\.)\s*let me (?:check|look|see|verify|confirm|find|grep|search|dig|"
     r"measure|re-?\w+|test|try|double-check|investigate|inspect|pull|read|run|figure)\b"
 )
-INTENT = _re(
+INTENT = _Gated(
     r"^(?:(?:then|so|instead|now|next|first|here)[, ]+)?(?:i'll|i will|i'm going to|i am going to|my plan is|"
     r"the plan is|i suggest|i propose|i recommend|my (?:suggestion|recommendation) is|"
     r"i(?:'d| would) (?:suggest|propose|recommend|go with|use|add|group|split|put|make|move|keep|start with|"
@@ -465,14 +546,14 @@ INTENT = _re(
     r"^(?:我打算|我会|我准备|我计划|打算|我建议|建议)"
 )
 # "I suggest …", "建议…": the assistant proposing a course of action.
-PROPOSAL = _re(
+PROPOSAL = _Gated(
     r"^(?:(?:then|so|instead)[, ]+)?(?:i suggest|i propose|i recommend|i(?:'d| would) (?:suggest|propose|recommend)|"
     r"my (?:suggestion|recommendation) is|i(?:'d| would) lean towards?)\b|^(?:我建议|建议)|"
     # "修复思路我倾向于：…": the plan put forward after a heading-like lead.
     r"^.{0,8}?(?:我倾向于|我更倾向|倾向于用)"
 )
 # "Now running the full suite.": what the assistant is doing this very moment.
-PROGRESSIVE = _re(
+PROGRESSIVE = _Gated(
     r"^(?:(?:now|next|ok(?:ay)?|alright|so)[, ]+)?(?:running|rerunning|retrying|checking|rechecking|looking|making|"
     r"rolling|adding|fixing|updating|writing|creating|installing|trying|reading|resizing|building|"
     r"deploying|applying|opening|pushing|reverting|removing|cleaning|testing|starting|kicking off|"
@@ -480,7 +561,7 @@ PROGRESSIVE = _re(
 )
 # "Now the countdown.", "Now the Stripe side — creating the products in test mode.": the
 # assistant moving on to its next part.
-MOVING_ON = _re(r"^(?:now|next)[, ]+(?:the|on to|onto)\s+(?:[\w/-]+\s?){1,3}(?:[.:]|\s[—–-]\s)")
+MOVING_ON = _Gated(r"^(?:now|next)[, ]+(?:the|on to|onto)\s+(?:[\w/-]+\s?){1,3}(?:[.:]|\s[—–-]\s)")
 # The cues that say outright that something said before is replaced (", not X" and
 # "fall back to" only contrast or describe).
 REPLACE_STRONG = _Cue(
@@ -497,28 +578,28 @@ ADDITIVE = _Cue(
     r"也要|也得|还要|另外|也有|也需要",
 )
 # "New sessions are written only to Postgres": how the system will behave, a design.
-DESIGN = _re(
+DESIGN = _Gated(
     r"\b(?:are|is|will be|get|gets|stay|stays) (?:\w+ )?(?:written|stored|persisted|cached|routed|sent|"
     r"served|queued|retried|encrypted|hashed|signed|validated|kept|loaded|read) (?:\w+ )?"
     r"(?:to|in|into|from|by|via|through|on|after|before|with|until|per)\b"
 )
 # The owner's word for the very next step: "Please look first what we have.", "Start by
 # reading how auth works today.", "Submit it as is.", "Try it locally, I'll click through."
-LOOK_FIRST = _re(
+LOOK_FIRST = _Gated(
     r"^(?:please,? |pls,? )?(?:(?:first|start by|now) )?(?:look (?:at|first)|show me|"
     r"read(?:ing)? (?!only)|try it|submit it|take a look|have a look|check (?:it|that|this|what))\b"
 )
 # The owner reacting ("Oh, that's sneaky, thank you.", "OMG ok bad news 😭 they just moved
 # it.") or saying what they do themselves right now ("I'll ping him now.", "Back from the
 # security review.", "结果贴给你"): said to the assistant, nothing to keep.
-OWNER_ASIDE = _re(
+OWNER_ASIDE = _Gated(
     r"^(?:ok(?:ay)?,? |🙏 ?)?(?:i'll (?:\w+ ){0,3}(?:now|him|her|them)\b|(?:sending|trying) it\b|"
     r"i'll keep an eye)|结果贴给你|贴(?:在)?下面了|^(?:back from|just came from)\b|"
     r"^(?:oh|omg|huh|wow|wonderful|right|good catch|great|nice|cool|perfect|damn|ah)\b[,!.]? *"
     r"(?:ok,? )?(?:so )?(?:that'?s|this is|i was|bad news|it'?s)\b"
 )
 # "All 212 tests pass.": a test run reported and nothing else.
-TESTS_ONLY = _re(
+TESTS_ONLY = _Gated(
     r"^(?:(?:great|perfect|excellent|good|nice|ok(?:ay)?|done)[!,.—– ]+)?"
     # "Release build and all 148 tests pass.", "Type check is clean and all 18 tests pass,
     # including the new guard specs.", "Build and tests are green."
@@ -532,13 +613,13 @@ TESTS_ONLY = _re(
     r"(?:测试|单测|用例|单元测试)(?:用例)?(?:全部|都|也|全)(?:通过|跑通|过)了?[。！!]*$"
 )
 # "I need to create the migration first.": the step the assistant takes next.
-IMMEDIATE = _re(r"\b(?:first|now|next|right away)\s*[.!。]?$|^(?:i need to|we need to) first\b")
+IMMEDIATE = _Gated(r"\b(?:first|now|next|right away)\s*[.!。]?$|^(?:i need to|we need to) first\b")
 # "I'll keep /api/v1 stable": the assistant promising to respect a rule, not a new choice.
-COMPLY = _re(
+COMPLY = _Gated(
     r"^(?:(?:then|so|now)[, ]+)?(?:i'll|i will|i'm going to)\s+(?:keep|stick|follow|respect|avoid|not|never|"
     r"leave|stay|make sure|be careful|honou?r|obey)\b"
 )
-ECHO = _re(
+ECHO = _Gated(
     r"^(?:that makes sense|good (?:point|idea|catch)|sounds good|of course|will do|fair enough|"
     r"ok(?:ay)?|right|sure|got it|understood|thanks|makes sense|明白|收到|了解|好的|好|行)\s*[,，.。!！—–-]\s*\S"
 )
@@ -581,7 +662,7 @@ FILLER_CJK = _re(
     r"嗯+|哈+|呀|啊|吧|呢|啦|了|哦|噢|喔|吗|的|是的|对的?|好|行|嗯|请|麻烦"
 )
 # Pleasantries and sign-offs: "hope your day is going well", "let me know what you find".
-COURTESY = _re(
+COURTESY = _Gated(
     r"^(?:(?:hey|hi|hello|ok(?:ay)?|so)[,! ]+)?(?:(?:i |we )?hope (?:you|your|all|everything)|how are you|how'?s it going|"
     r"thank you|thanks|thx|good catch|nice catch|ah,? (?:yes|right|ok|i see)|oh,? (?:right|i see)|"
     r"(?:ur|you'?re|you are) a (?:legend|lifesaver|life saver|star|hero)|you rock|"
@@ -615,12 +696,12 @@ DECLARATIVE = _Cue(
 )
 
 # "Why not just use the retry helper?", "要不直接用现成的？": the owner proposing, not asking.
-SUGGESTION = _re(
+SUGGESTION = _Gated(
     r"^(?:(?:hmm|so|ok(?:ay)?|but)[, ]+)?(?:why not|what about|how about|shall we|should we|can we|could we|"
     r"can't we|couldn't we|wouldn't it be (?:better|simpler|easier)|maybe (?:we|just|use|go with|try|switch)|"
     r"is it (?:possible|ok|okay) to)\b|^(?:要不|能不能|可不可以|是不是可以|要不要|干脆)"
 )
-REQUEST_QUESTION = _re(
+REQUEST_QUESTION = _Gated(
     r"^(?:(?:hey|hi|hello|so|ok|okay|next|also|and|then|now|first|one more thing)[,:— ]+)?(?:can|could|would|will) you\b|^(?:能不能|可以|能否|麻烦你?).*[?？]$"
 )
 
@@ -635,7 +716,7 @@ PICK = _re(
 )
 # "Spark 可以。", "Blue/green sounds right.", "ok 有道理": the owner approving a proposal by
 # name; what was approved is kept where the assistant proposed it.
-APPROVAL = _re(
+APPROVAL = _Gated(
     r"^(?:(?:ok(?:ay)?|yes|yeah|嗯+|好|行)[,，.!。 ]*)?[^,，。.!?！？]{0,24}?\s*"
     r"(?:(?<!不)(?:可以|没问题|没毛病|有道理|好懂)|"
     r"\b(?:sounds (?:good|right|fine|great)|is fine|looks (?:good|right)|works for me|makes sense)|"
@@ -645,7 +726,7 @@ APPROVAL = _re(
     r"^(?:ok(?:ay)?,? )?(?:同意|赞成|agree with|agreed on)\s*[^,，。.!?]{0,24}[。.!！]*$"
 )
 # "how long would the copy take", "语言怎么判断的": questions written without "?".
-WH_QUESTION = _re(
+WH_QUESTION = _Gated(
     r"^(?:(?:and|so|but|ok(?:ay)?|hmm)[, ]+)?(?:how (?:long|much|many|often|do|does|did|is|are|would|will|can)|"
     r"what (?:is|are|was|does|do|did|would|will|happens)|why (?:is|are|does|do|did|would)|"
     r"where (?:is|are|does|do)|which (?:one|is|are)|is there|are there|do we|does (?:it|this|that)|"
@@ -661,13 +742,13 @@ TODO_DEADLINE = _Cue(
     r"\b(?:before (?:we|merging|the release|release|shipping|deploying|launch)|still|not yet)\b",
     r"之前|上线前|发布前|还没|还需要",
 )
-FINDING = _re(r"都是|因为|导致|原因|所以|发现|原来|问题在于|问题出在")
+FINDING = _Gated(r"都是|因为|导致|原因|所以|发现|原来|问题在于|问题出在")
 # "…, so the assertion races it": the assistant explaining a cause.
-FINDING_EN = _re(
+FINDING_EN = _Gated(
     r"\b(?:because|which means|which is why|that'?s why|so (?:the|it|any|every|each|a|we)|causes|caused|"
     r"the (?:root )?cause)\b"
 )
-EPILOGUE = _re(r"\b(?:next|now|first|later)\s*[.!。]?$")
+EPILOGUE = _Gated(r"\b(?:next|now|first|later)\s*[.!。]?$")
 
 SUMMARY_BOILERPLATE = _re(
     r"this session is being continued|the summary below covers|analysis:|<analysis>|</?summary>|"

@@ -1,0 +1,131 @@
+"""A cue is not tried on the focused text only when it cannot match there.
+
+The prefilter reads which tokens a pattern needs; a pattern the focused text lacks
+every such token of is skipped. These tests pin that the tokens read are the ones
+a match needs, and that every cue of the lexicon finds on the focused text what it
+finds on any other copy of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contextward.inspect import lexicon, prefilter
+from contextward.inspect.lexicon import _Cue, _Gated, _StartOrAnywhere
+
+
+def _needs(pattern: str, anchored: bool = False) -> frozenset[str] | None:
+    return prefilter.needs(re.compile(pattern), anchored=anchored)
+
+
+def test_a_word_a_match_starts_with_is_needed_by_its_first_letters() -> None:
+    assert _needs(r"\b(?:decided|chose)\b") == {"deci", "chos"}
+    # "use" is a whole word or the start of "uses": both are tokens a text can hold.
+    assert _needs(r"\buses?\b") == {"use", "uses"}
+    assert _needs(r"\bcan'?t\b") == {"can", "cant"}
+    assert _needs(r"^(?:let me|i'll)", anchored=True) == {"let", "i"}
+
+
+def test_nothing_is_needed_when_a_word_may_be_part_of_a_longer_one() -> None:
+    assert _needs(r"use") is None  # "reuse" holds it, and its token is "reus"
+    assert _needs(r"\buse") is None  # "user": the token is "user", not "use"
+    assert _needs(r"\w+ only") == {"only"}  # after a space, "only" starts a word
+    assert prefilter.needs(re.compile(r"\bdecided\b", re.I)) is None
+    assert _needs(r"\b(?:decided|\w+ed)\b") is None  # one branch needs nothing
+
+
+def test_chinese_characters_and_capitals_are_tokens_of_their_own() -> None:
+    assert _needs(r"改用|换成") == {"改", "换"}
+    assert _needs(r"TODO") is not None
+    assert prefilter.words("Use 改用 redis, decidedly") == {
+        "U",
+        "se",
+        "改",
+        "用",
+        "redi",
+        "s",
+        "deci",
+        "dedl",
+        "y",
+    }
+
+
+_PIECES = [
+    *"abcdefghijklmnopqrstuvwxyzT0123456789 .,;:!?-—–'`()\n:：，。！？",
+    *(
+        "decided ",
+        "we'll use ",
+        "uses ",
+        "can't ",
+        "cannot ",
+        "instead ",
+        "not ",
+        "only",
+        "actually",
+        "because ",
+        "never ",
+        "tests pass",
+        "i'll ",
+        "let me ",
+        "now ",
+        "first",
+        "ok, ",
+        "todo ",
+        "TODO",
+        "too.",
+        "also ",
+        "is ",
+        "are ",
+        "stored in ",
+        "the ",
+        "but ",
+        " and ",
+        "因为",
+        "不能",
+        "其实",
+        "改用",
+        "还没",
+        "需要",
+        "不过",
+        "算了",
+        "还是用",
+        "了，",
+        "我先",
+        "用 ",
+    ),
+]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=24).map("".join)
+
+CUES = {
+    name: value
+    for name, value in vars(lexicon).items()
+    if isinstance(value, _Cue | _Gated | _StartOrAnywhere)
+}
+
+
+def _found(match: re.Match[str] | None) -> tuple[int, int] | None:
+    return match.span() if match is not None else None
+
+
+@pytest.mark.parametrize("name", sorted(CUES))
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT)
+def test_a_cue_finds_on_the_focused_text_what_it_finds_on_any_other(name: str, text: str) -> None:
+    cue = CUES[name]
+    other = "".join(list(text))  # equal, but not the focused object
+    lexicon.focus(text)
+    assert _found(cue.search(text)) == _found(cue.search(other))
+    if not isinstance(cue, _StartOrAnywhere):
+        assert _found(cue.match(text)) == _found(cue.match(other))
+
+
+def test_the_focused_text_skips_a_cue_it_cannot_match() -> None:
+    text = "the export reads invoices in pages of 5000 rows."
+    lexicon.focus(text)
+    assert not lexicon.DECISION._latin_needs.isdisjoint(prefilter.words("we decided to"))
+    assert lexicon.DECISION._latin_needs.isdisjoint(prefilter.words(text))
+    assert lexicon.DECISION.search(text) is None
