@@ -17,9 +17,13 @@ before. Never decides a match itself.
 from __future__ import annotations
 
 import re
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser  # type: ignore[attr-defined]
 from typing import Any
+
+try:  # the parser behind ``re`` (CPython 3.11+); without it nothing is skipped
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python implementation
+    _parser = None
 
 #: How many letters of a word a token keeps: four tell "decided" from "dead".
 HEAD = 4
@@ -47,9 +51,12 @@ def needs(pattern: re.Pattern[str], *, anchored: bool = False) -> frozenset[str]
     ``anchored``: the pattern is only ever matched at the start of the text (``match``),
     so nothing comes before its first character.
     """
-    if pattern.flags & re.IGNORECASE:
+    if _parser is None or pattern.flags & re.IGNORECASE:
         return None
-    return _need(list(_parser.parse(pattern.pattern, pattern.flags)), anchored, False)
+    try:
+        return _need(list(_parser.parse(pattern.pattern, pattern.flags)), anchored, False)
+    except Exception:  # an unforeseen parse tree: the pattern is always tried
+        return None
 
 
 def _letter(code: int) -> bool:
@@ -146,6 +153,8 @@ def _before(items: list[Any], i: int, before: bool) -> bool:
         if op is sre.AT:
             if arg in (sre.AT_BOUNDARY, sre.AT_BEGINNING, sre.AT_BEGINNING_STRING):
                 return True  # a boundary before a letter has no word character before it
+            if arg == sre.AT_NON_BOUNDARY:
+                return False  # a word character before it
             continue
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the character before is still the one before it
@@ -172,6 +181,8 @@ def _after(items: list[Any], j: int, after: bool) -> bool:
         if op is sre.AT:
             if arg in (sre.AT_BOUNDARY, sre.AT_END, sre.AT_END_STRING):
                 return True  # a boundary after a letter has no word character after it
+            if arg == sre.AT_NON_BOUNDARY:
+                return False  # a word character after it
             continue
         if op in _ZERO_WIDTH:
             continue
