@@ -112,7 +112,7 @@ def _found(match: re.Match[str] | None) -> tuple[int, int] | None:
 
 
 @pytest.mark.parametrize("name", sorted(CUES))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=_TEXT)
 def test_a_cue_finds_on_the_focused_text_what_it_finds_on_any_other(name: str, text: str) -> None:
     cue = CUES[name]
