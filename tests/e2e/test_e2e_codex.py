@@ -209,5 +209,7 @@ def test_a_new_conversation_ends_the_last_and_carries_what_its_summary_lost(
     assert DROPPED in briefs[0]
     path = run.s.project / ".contextward" / "contextward.db"
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        statuses = [row[0] for row in db.execute("SELECT status FROM sessions ORDER BY started_at, rowid")]
+        statuses = [
+            row[0] for row in db.execute("SELECT status FROM sessions ORDER BY started_at, rowid")
+        ]
     assert statuses[0] == "ended", statuses
