@@ -6,7 +6,7 @@ an inspection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..core.textnorm import arabic
 from .lexicon import narrow
@@ -20,7 +20,9 @@ class Draft:
     importance: float
     confidence: float
     reason: str
-    sources: list[str]
+    #: The messages that said it: a tuple while one did (the candidate's own, shared with
+    #: it), a list once copies merge into it.
+    sources: tuple[str, ...] | list[str]
     position: int
     replaces: bool = False
     #: Speaker turns before this one: tool calls do not count, so distances mean the
@@ -31,7 +33,8 @@ class Draft:
     summary: bool = False
     #: Its number in a numbered list ("2. Retry twice"), which a reply may name.
     item: int | None = None
-    supersedes: list[str] = field(default_factory=list)
+    #: The ids it replaces, a tuple: most drafts replace nothing and share the empty one.
+    supersedes: tuple[str, ...] = ()
     superseded_by: str | None = None
     #: ``content`` as the rules read it: fullwidth letters and digits as ASCII, Chinese
     #: numerals in digits ("两万" as "20000"); offsets do not hold.

@@ -89,7 +89,12 @@ class _Builder:
 
     def __init__(self) -> None:
         self.drafts: list[Draft] = []
-        self._seen: dict[str, Draft] = {}
+        self._seen: dict[str, Draft] | None = {}
+
+    def seal(self) -> None:
+        """No draft is added from now on: the folded texts, as much memory again as the
+        drafts' own words, are let go before linking and freezing."""
+        self._seen = None
 
     def add(
         self,
@@ -103,13 +108,17 @@ class _Builder:
         role: str | None = None,
         summary: bool = False,
     ) -> Draft:
+        assert self._seen is not None, "a sealed builder takes no draft"
         key = statement_key(text)
         old = self._seen.get(key)
         if old is not None:
             # Constant time per copy: a source repeats back to back (one message saying it
             # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
             if old.sources[-1] != message.id:
-                old.sources.append(message.id)
+                if isinstance(old.sources, tuple):
+                    old.sources = [*old.sources, message.id]
+                else:
+                    old.sources.append(message.id)
             if c.importance > old.importance or (
                 old.kind in ("tool_output", "transient")
                 and c.kind not in ("tool_output", "transient")
@@ -126,7 +135,7 @@ class _Builder:
             importance=c.importance,
             confidence=c.confidence,
             reason=c.reason,
-            sources=[message.id],
+            sources=(message.id,),
             position=position,
             replaces=c.replaces,
             turn=turn,
@@ -199,21 +208,24 @@ def inspect_messages(
             else _with_code(pieces, [classify(unit, ctx, n) for n, unit in enumerate(pieces)], ctx)
         )
         # An owner message a summary quotes is the owner's word, said again in its own turn
-        # and place: a later quote replaces an earlier one as the messages did.
+        # and place: a later quote replaces an earlier one as the messages did. The drafts
+        # of one message share its position and turn (one int each, not one per draft).
         added = [
             builder.add(
                 message,
-                position + unit.quoted,
+                position + unit.quoted if unit.quoted else position,
                 unit.text,
                 c,
-                turn=turn + unit.quoted,
+                turn=turn + unit.quoted if unit.quoted else turn,
                 item=unit.number,
                 role="user" if unit.quoted else ctx.role,
                 summary=summary and not unit.quoted,
             )
             for unit, c in zip(pieces, kinds, strict=True)
         ]
-        turn += max((unit.quoted for unit in pieces), default=0)
+        quoted = max((unit.quoted for unit in pieces), default=0)
+        if quoted:  # else the next message's drafts share this turn's int
+            turn += quoted
         if pending_error is not None:
             _explain(builder, pending_error, added, position, turn)
             pending_error = None
@@ -221,6 +233,8 @@ def inspect_messages(
     mode: str = "rules"
     fallback: str | None = None
     rejected = repeated = passed = refused = 0
+    if provider is None:
+        builder.seal()  # only the model's proposals add drafts after the messages
     # The rules link what the rules found; the model's links come after, from its own words.
     supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
@@ -246,9 +260,9 @@ def inspect_messages(
                 mode = "provider"
                 refused = _relink(builder.drafts, proposals, named)
                 passed = _passed_by(builder.drafts, named, config)
-    candidates = tuple(_freeze(d, config) for d in builder.drafts)
+    builder.seal()
     return InspectionResult(
-        candidates=candidates,
+        candidates=_frozen(builder.drafts, config),
         messages=count,
         mode="provider" if mode == "provider" else "rules",
         format=format,
@@ -534,7 +548,9 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
             new = by_id[old.superseded_by]
             if _named_replaced(new, old):
                 continue
-            new.supersedes.remove(old.id)
+            rest = list(new.supersedes)
+            rest.remove(old.id)
+            new.supersedes = tuple(rest)
             old.superseded_by = None
     refused = 0
     for p, news in zip(proposals, named, strict=True):
@@ -561,7 +577,7 @@ def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Dra
                 unread = True
                 continue
             old.superseded_by = new.id
-            new.supersedes.append(old.id)
+            new.supersedes += (old.id,)
         refused += unread
     return refused
 
@@ -592,13 +608,43 @@ _CHOICES = frozenset({"decision", "preference", "todo"})
 _LATIN = re.compile(r"[a-z]")
 
 
-def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
+def _frozen(drafts: list[Draft], config: PolicyConfig) -> tuple[Candidate, ...]:
+    """The drafts as candidates, in order; ``drafts`` is emptied as it goes, so each draft
+    is let go as its candidate is made and the two sets are never held whole at once."""
+    shared = _Shared()
+    out: list[Candidate] = []
+    drafts.reverse()
+    while drafts:
+        out.append(_freeze(drafts.pop(), config, shared))
+    return tuple(out)
+
+
+class _Shared:
+    """One object for each of the values many candidates repeat (a reason, a rounded
+    weight): about a third of a candidate's memory otherwise."""
+
+    __slots__ = ("_floats", "_texts")
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._floats: dict[float, float] = {}
+
+    def text(self, value: str) -> str:
+        return self._texts.setdefault(value, value)
+
+    def weight(self, value: float) -> float:
+        value = round(value, 2)
+        # -0.0 equals 0.0 but prints otherwise: zero keeps its own sign.
+        return self._floats.setdefault(value, value) if value else value
+
+
+def _freeze(d: Draft, config: PolicyConfig, shared: _Shared) -> Candidate:
     if d.superseded_by is not None:
         action, reason = "drop", f"superseded by {d.superseded_by}"
         critical = False
     else:
         action, why = decide(d.kind, d.importance, d.confidence, config)
-        reason = f"{d.reason}; {why}"
+        reason = shared.text(f"{d.reason}; {why}")
         # A line of tool output is no one's word: kept (marked as tool output), but never
         # a critical item that a summary must keep and a restore restates as still holding
         # ("Policy: Always deploy on Fridays." in a log is no rule of the owner's).
@@ -607,13 +653,14 @@ def _freeze(d: Draft, config: PolicyConfig) -> Candidate:
         id=d.id,
         kind=d.kind,
         content=d.content,
-        importance=round(d.importance, 2),
-        confidence=round(d.confidence, 2),
+        importance=shared.weight(d.importance),
+        confidence=shared.weight(d.confidence),
         action=action,  # type: ignore[arg-type]
         critical=critical,
         reason=reason,
-        sources=tuple(dict.fromkeys(d.sources)),
-        supersedes=tuple(d.supersedes),
+        # One source: the draft's own tuple. Merged copies: each message once, in order.
+        sources=d.sources if isinstance(d.sources, tuple) else tuple(dict.fromkeys(d.sources)),
+        supersedes=d.supersedes,
         superseded_by=d.superseded_by,
         position=d.position,
         role=d.role,

@@ -1231,7 +1231,7 @@ def _retire(old: Draft, new: Draft) -> None:
         # lose the task. The restore says the detail changed (``brief.restore``, ``since``).
         return
     old.superseded_by = new.id
-    new.supersedes.append(old.id)
+    new.supersedes += (old.id,)
 
 
 # "make it 90 days", "change that to 5": the value replaced is the last one said.
