@@ -11,6 +11,7 @@ only links the two.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
@@ -56,9 +57,12 @@ _CUES = SUPERSEDE
 _ADDITIVE = ADDITIVE
 # "PG", "UI", "DB": short acronyms name things too.
 _ACRONYM = re.compile(r"\b[A-Z]{2}\b")
-_SUFFIX = re.compile(r"(?:ing|ed|es|e|s)$")
+#: Stripped from a word's end, the longest first.
+_SUFFIXES = ("ing", "ed", "es", "e", "s")
 #: What the owner asks for: a new value in one of these replaces the old value.
 _DIRECTIVE = frozenset({"decision", "requirement", "todo", "preference", "correction"})
+#: What the owner's statement of a new value retires an old one in (``link``).
+_SETS_VALUE = _DIRECTIVE | {"fact", "state"}
 #: A correction without a named subject reaches back at most this many speaker turns
 #: (tool calls do not count, so the reach is the same in every transcript format).
 CORRECTION_REACH = 4
@@ -157,16 +161,20 @@ def link(drafts: Sequence[Draft]) -> None:
         if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
     }
     _vetoed(drafts)
-    # The assistant's pending statuses a later report may replace (most sessions: none).
-    pending = any(_reporting(d) and _report(d.text)[0] == "pending" for d in memory)
+    # The assistant's status reports, read once, and the pending ones a later report may
+    # replace (most sessions: none) by their index in ``memory``: a report looks at these,
+    # not at every statement.
+    reports = [_report(d.text) if _reporting(d) else _NO_REPORT for d in memory]
+    pending = [n for n, (status, _given) in enumerate(reports) if status == "pending"]
     corrected_turn = -1
     near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
     adjacent = _Reach(memory, ADJACENT)
     for index, new in enumerate(memory):
-        # Only what was said within reach is compared: a long session stays linear.
-        recent = near.before(index)
-        previous = adjacent.before(index)
-        far_back = far.before(index)
+        # Only what was said within reach is compared: a long session stays linear. What
+        # reaches far is sliced where it is read: most statements never read that far.
+        recent = memory[near.start(index) : index]
+        previous = memory[adjacent.start(index) : index]
+        far_start = far.start(index)
         low = new.text.casefold()
         if new.role == "user" and _ASKING.search(low):
             # "能不能改成 50 条？", "Could we make it 50?": asked, not yet decided; "Could we
@@ -174,9 +182,17 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
-        for old in _progressed(new, far_back) if pending else ():
-            _retire(old, new)
-        if new.role != "user" or new.replaces or not _values(new.text):
+        if pending and reports[index][0]:
+            window = pending[bisect_left(pending, far_start) : bisect_left(pending, index)]
+            open_reports = [(memory[n], reports[n][1]) for n in window]
+            for old in _progressed(new, reports[index][1], open_reports):
+                _retire(old, new)
+        if (
+            new.role != "user"
+            or new.replaces
+            or new.kind not in _SETS_VALUE
+            or not _values(new.text)
+        ):
             pass  # the two rules below read a value the owner sets
         elif new.kind in _DIRECTIVE:
             # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
@@ -207,14 +223,14 @@ def link(drafts: Sequence[Draft]) -> None:
         ):
             # "From now on just run the unit tests before commits" replaces "Always run
             # the full test suite before committing": a new standing rule on the same act.
-            for old in _lifted(new, far_back):
+            for old in _lifted(new, memory[far_start:index]):
                 _retire(old, new)
         if new.role == "user" and _LIFTS.search(low):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach. "Forget the no-push rule" names the
             # rule it lifts: one of its words is enough.
             names_rule = _NAMED_RULE.search(low) is not None
-            lifted = _lifted(new, far_back, shared=1 if names_rule else 2)
+            lifted = _lifted(new, memory[far_start:index], shared=1 if names_rule else 2)
             for old in lifted:
                 _retire(old, new)
             if (lifted or names_rule) and new.kind == "correction":
@@ -222,7 +238,7 @@ def link(drafts: Sequence[Draft]) -> None:
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
             if any(cue in low for cue in _REPOINT_CUES):
-                for old in _repointed(new, far_back):
+                for old in _repointed(new, memory[far_start:index]):
                     _retire(old, new)
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
@@ -234,7 +250,9 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in _moved(new, recent):
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
-            called_off = _cancelled(new, recent) or _back_on(new, far_back)
+            called_off = _cancelled(new, recent) or (
+                _back_on(new, memory[far_start:index]) if _BACK_ON.search(low) else []
+            )
             for old in called_off:
                 _retire(old, new)
             if called_off:
@@ -275,13 +293,13 @@ def link(drafts: Sequence[Draft]) -> None:
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
             continue
+        replaceable = _REPLACES[new.kind]
         earlier = [
             old
-            for old in far_back
-            if old.kind in _REPLACEABLE
+            for old in memory[far_start:index]
+            if old.kind in replaceable
             and old.superseded_by is None
             and old.position < new.position
-            and _compatible(new.kind, old.kind)
             and (new.replaces or old.kind == "decision" or _proposal(new, old))
             and may_retire(new.role, old.role)
         ]
@@ -347,7 +365,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # The assistant retires only what it names or a value it changes: shared
             # words alone retire its own findings when it merely elaborates on them.
             and new.role != "assistant"
-            and not _change_follows(new, memory[index + 1 :])
+            and not _change_follows(new, memory[index + 1 : index + 2])
         ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
@@ -440,14 +458,15 @@ class _Reach:
     def __init__(self, memory: Sequence[Draft], reach: int) -> None:
         self._memory, self._reach, self._start = memory, reach, 0
 
-    def before(self, index: int) -> list[Draft]:
-        """The drafts in reach before ``memory[index]``, in order (indices never decrease)."""
+    def start(self, index: int) -> int:
+        """Where the drafts in reach before ``memory[index]`` start (indices never
+        decrease): they are ``memory[start:index]``."""
         turn = self._memory[index].turn
         start = max(self._start, index - MAX_BACK)
         while start < index and turn - self._memory[start].turn > self._reach:
             start += 1
         self._start = start
-        return list(self._memory[start:index])
+        return start
 
 
 # "better to use that one", "网关那个方案撤掉": the owner putting something else in
@@ -1109,10 +1128,7 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     out = []
     for old in recent:
         if (
-            not (
-                old.kind in _POINTED
-                or (old.kind in _STATED and old.role == "user" and _named_thing(old.text))
-            )
+            not (old.kind in _POINTED or (old.kind in _STATED and old.role == "user"))
             or old.superseded_by is not None
             or old.position >= new.position
             or not may_retire(new.role, old.role)
@@ -1120,7 +1136,12 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             continue
         have = _words(old.text)
         # "python:3.12-slim" does not name "cgr.dev/chainguard/python": the whole value must.
-        if len(words & have) >= wanted and not _mentions(have, {max(named, key=len)}):
+        if (
+            len(words & have) >= wanted
+            and not _mentions(have, {max(named, key=len)})
+            # Read last: what names nothing it would replace is rare, and this is uncached.
+            and (old.kind in _POINTED or _named_thing(old.text))
+        ):
             out.append(old)
     return out
 
@@ -1367,7 +1388,13 @@ def _directive(draft: Draft) -> bool:
         return True
     # "scale janitor to 0, you have write on checkout for that": the first clause says
     # what it is; what follows may explain it in any form.
-    return draft.kind == "fact" and not DECLARATIVE.search(_first_clause(draft.text))
+    return draft.kind == "fact" and not _declares(draft.text)
+
+
+@lru_cache(maxsize=_CACHE)
+def _declares(text: str) -> bool:
+    """Whether the first clause of ``text`` describes ("ingress is ingress-nginx")."""
+    return DECLARATIVE.search(_first_clause(text)) is not None
 
 
 def _first_clause(text: str) -> str:
@@ -1377,22 +1404,17 @@ def _first_clause(text: str) -> str:
 _CLAUSE = re.compile(r"[,;:，；：。—–]|\s-\s")
 
 
-def _progressed(new: Draft, earlier: Sequence[Draft]) -> list[Draft]:
+def _progressed(
+    new: Draft, names: frozenset[str], pending: Sequence[tuple[Draft, frozenset[str]]]
+) -> list[Draft]:
     """The assistant's pending statuses ("refunds is not migrated yet", "below the 90
-    target", "还没推送") that its later report on the same two things replaces; what is
-    done or found stays so."""
-    if not _reporting(new) or not _report(new.text)[0]:
-        return []
-    names = _report(new.text)[1]
+    target", "还没推送"), each with the names it gives, that its later report ``new``
+    naming ``names`` replaces: those on the same two things. What is done or found stays
+    so."""
     return [
         old
-        for old in earlier
-        if old.role == "assistant"
-        and old.turn != new.turn
-        and old.superseded_by is None
-        and _reporting(old)
-        and _report(old.text)[0] == "pending"
-        and len(names & _report(old.text)[1]) >= 2
+        for old, theirs in pending
+        if old.turn != new.turn and old.superseded_by is None and len(names & theirs) >= 2
     ]
 
 
@@ -1411,6 +1433,9 @@ _PENDING = re.compile(
     r"\bnot (?:\w+ )?yet\b|n't (?:\w+ )?(?:\w+ )?yet\b|\bbelow\b|"
     r"尚未|还没|還沒|挂了|没达标|沒達標|超标|未(?:提交|推送|发布|部署|合并|push|commit)"
 )
+
+
+_NO_REPORT: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 @lru_cache(maxsize=_CACHE)
@@ -1540,12 +1565,17 @@ def _values(text: str) -> dict[str, list[float]]:
     "from 180 秒改成 30 秒" sets 30: a value right after a setting cue leads its
     dimension. Numbers in one unit of time compare across units ("2 小时" = "120 分钟").
     """
-    low = _NUMBER_WORD.sub(_digits, text.casefold())
+    low = text.casefold()
+    if _NUMBER_WORD_HINT.search(low):
+        low = _NUMBER_WORD.sub(_digits, low)
     out: dict[str, list[float]] = {}
     if not DIGIT.search(low):
         return out  # every value below starts with a digit
+    # A rate, a time of day, a date and a keyed number start a word ("30/min", not the 2
+    # of "v2"); one search says whether to look for them.
+    free = _FREE_DIGIT.search(low) is not None
     taken = []  # spans already read as a rate or a time of day
-    for match in _RATE.finditer(low):
+    for match in _RATE.finditer(low) if free else ():
         # "20 per minute" and "30 requests/minute" are one rate, per second.
         number, per = match.groups()
         out.setdefault("rate", []).append(float(number) / _dimension(per)[1])
@@ -1554,11 +1584,11 @@ def _values(text: str) -> dict[str, list[float]]:
         amount, thousands = match.groups()
         _put(out, "money", float(amount) * (1000 if thousands else 1), low, match.start())
         taken.append(match.span())
-    for match in _CLOCK.finditer(low):
+    for match in _CLOCK.finditer(low) if free else ():
         hours, minutes = match.groups()
         _put(out, "clock", float(hours) + float(minutes) / 60, low, match.start())
         taken.append(match.span())
-    for match in _MONTH_DAY.finditer(low):
+    for match in _MONTH_DAY.finditer(low) if _MONTH_HINT.search(low) else ():
         # "March 14", "14 March", "3月14日": a day of the year, month * 100 + day.
         month_no, day_no = _month_day(match)
         _put(out, "day", month_no * 100 + day_no, low, match.start())
@@ -1588,10 +1618,10 @@ def _values(text: str) -> dict[str, list[float]]:
         _put(out, dimension, float(number) * factor, low, match.start())
     for dimension, named in _named_values(low).items():
         out.setdefault(dimension, []).extend(named)
-    for match in _DATE.finditer(low):
+    for match in _DATE.finditer(low) if free else ():
         year, month, day = match.groups()
         out.setdefault("date", []).append(float(year + month + day))
-    for match in _KEYED.finditer(low):
+    for match in _KEYED.finditer(low) if free else ():
         key, number = match.groups()
         if key in _STOP or key in _NOT_KEYS or key[:3] in out:
             continue
@@ -1608,6 +1638,10 @@ _MONTH_DAY = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])|"
     r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"
 )
+
+
+#: What every ``_MONTH_DAY`` match holds: a month's name or 月.
+_MONTH_HINT = re.compile("|".join(_MONTHS) + "|月")
 
 
 def _month_day(match: re.Match[str]) -> tuple[float, float]:
@@ -1635,6 +1669,12 @@ _NUMBER_WORD = re.compile(
     r"(?=\s*(?:个|次|台|天|周|个月|月|年|小时|分钟|秒|倍|份|条|块|位))|"
     r"(?<![统唯第])一(?=\s*(?:天|周|个月|小时|分钟|秒|次))"
 )
+
+
+#: What every ``_NUMBER_WORD`` match holds: a number's word or a Chinese numeral.
+_NUMBER_WORD_HINT = re.compile("|".join(_WORD_NUMBERS) + "|[一二两三四五六七八九十]")
+# A digit that starts a word: "30 days", "=5", not "v2" or "1.5"'s 5.
+_FREE_DIGIT = re.compile(r"(?<![\w.])\d")
 
 
 def _digits(match: re.Match[str]) -> str:
@@ -1703,6 +1743,8 @@ def _faulted(low: str) -> dict[str, list[float]]:
 def _named_values(low: str) -> dict[str, list[float]]:
     """ "12 hours, not 8": a bare number named as replaced, in the unit of the value before it."""
     out: dict[str, list[float]] = {}
+    if "not" not in low and "instead of" not in low and "不是" not in low:
+        return out  # what every ``_NOT_BARE`` match holds
     for match in _NOT_BARE.finditer(low):
         head = low[: match.start()]
         rate = list(_RATE.finditer(head))
@@ -1741,7 +1783,6 @@ def _same_value(
     if not mine:
         return []
     low = new.text.casefold()
-    words = _subject_words(new.text)
     faulted = _faulted(low)
     kept = _kept(low)
     named_values = _named_values(low)
@@ -1758,7 +1799,7 @@ def _same_value(
             theirs = _values(old.text)
             if any(
                 set(theirs.get(dim, ())) & set(bad) for dim, bad in faulted.items()
-            ) and words & _subject_words(old.text):
+            ) and _subject_words(new.text) & _subject_words(old.text):
                 out.append(old)
                 continue
         if old.kind == "goal" or (
@@ -1774,6 +1815,8 @@ def _same_value(
         ):
             continue
         theirs = _values(old.text)
+        if theirs.keys().isdisjoint(mine):
+            continue  # no value in a dimension ``new`` sets: nothing below can retire it
         # "max 3 attempts" then "make it 5 attempts": the limit the owner set, referred to
         # by "it", moves; a limit stated as a fact ("their ops allow max 30/min") stays.
         referred = (
@@ -1810,7 +1853,10 @@ def _same_value(
                         dim.startswith("=")
                         # Prices of different things share words ("monthly", "plan"): one
                         # price replaces another only when the statement names the old one.
-                        or (dim != "money" and bool(words & _subject_words(old.text)))
+                        or (
+                            dim != "money"
+                            and bool(_subject_words(new.text) & _subject_words(old.text))
+                        )
                     )
                 )
             )
@@ -1917,6 +1963,13 @@ def _subject_words(text: str) -> frozenset[str]:
 def _compatible(new: str, old: str) -> bool:
     a, b = _GROUPS[new], _GROUPS[old]
     return a == b or "any" in (a, b) or {a, b} <= {"choice", "rule", "value"}
+
+
+#: For each kind, the replaceable kinds compatible with it: read once per statement, not
+#: once per pair.
+_REPLACES = {
+    new: frozenset(old for old in _REPLACEABLE if _compatible(new, old)) for new in _GROUPS
+}
 
 
 def _named(subject: str | None, earlier: list[Draft], new: Draft) -> list[Draft]:
@@ -2076,8 +2129,6 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
     if new.kind == "rejected" and _CJK.search(new.text):
         best_score = 0
     for old in reversed(earlier):
-        if _restates(new, old):
-            continue  # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条"
         if (
             _GROUPS[old.kind] != _GROUPS[new.kind]
             and new.kind != "correction"
@@ -2091,8 +2142,13 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         if near and old.kind in ("fact", "state") and old.role == "assistant":
             continue  # an assistant's finding is corrected outright (_answered), not by overlap
         if near and new.turn - old.turn > CORRECTION_REACH:
+            if _restates(new, old):
+                continue  # passed over, as below: the reach ends at the next one
             break
         score = len(words & _words(old.text))
+        # What shares no word is never the closest, so its values are not read.
+        if not score or _restates(new, old):
+            continue  # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条"
         if old.kind == "todo" and score < 2 and not _swaps_name(new, old):
             # Open work is retired only by a correction clearly about it, or one that
             # swaps the name in it ("Actually deploy to eu-west-1 instead.").
@@ -2173,4 +2229,8 @@ _GLUE = _STOP | frozenset(
 
 
 def _stem(word: str) -> str:
-    return _SUFFIX.sub("", word) if len(word) > 4 else word
+    if len(word) > 4:
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix):
+                return word[: -len(suffix)]
+    return word
