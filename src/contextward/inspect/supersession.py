@@ -62,7 +62,7 @@ _SUFFIXES = ("ing", "ed", "es", "e", "s")
 #: What the owner asks for: a new value in one of these replaces the old value.
 _DIRECTIVE = frozenset({"decision", "requirement", "todo", "preference", "correction"})
 #: What the owner's statement of a new value retires an old one in (``link``).
-_SETS_VALUE = _DIRECTIVE | {"fact", "state"}
+_VALUE_KINDS = _DIRECTIVE | {"fact", "state"}
 #: A correction without a named subject reaches back at most this many speaker turns
 #: (tool calls do not count, so the reach is the same in every transcript format).
 CORRECTION_REACH = 4
@@ -190,7 +190,7 @@ def link(drafts: Sequence[Draft]) -> None:
         if (
             new.role != "user"
             or new.replaces
-            or new.kind not in _SETS_VALUE
+            or new.kind not in _VALUE_KINDS
             or not _values(new.text)
         ):
             pass  # the two rules below read a value the owner sets
