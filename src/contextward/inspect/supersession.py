@@ -176,7 +176,7 @@ def link(drafts: Sequence[Draft]) -> None:
         previous = memory[adjacent.start(index) : index]
         far_start = far.start(index)
         low = new.text.casefold()
-        if new.role == "user" and _ASKING.search(low):
+        if new.role == "user" and ("?" in low or "？" in low) and _ASKING.search(low):
             # "能不能改成 50 条？", "Could we make it 50?": asked, not yet decided; "Could we
             # keep it to four, though?" pushes back.
             continue
@@ -225,7 +225,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # the full test suite before committing": a new standing rule on the same act.
             for old in _lifted(new, memory[far_start:index]):
                 _retire(old, new)
-        if new.role == "user" and _LIFTS.search(low):
+        if new.role == "user" and any(cue in low for cue in _LIFTS_CUES) and _LIFTS.search(low):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach. "Forget the no-push rule" names the
             # rule it lifts: one of its words is enough.
@@ -251,7 +251,9 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
             called_off = _cancelled(new, recent) or (
-                _back_on(new, memory[far_start:index]) if _BACK_ON.search(low) else []
+                _back_on(new, memory[far_start:index])
+                if any(cue in low for cue in _BACK_ON_CUES)
+                else []
             )
             for old in called_off:
                 _retire(old, new)
@@ -518,6 +520,14 @@ _LIFTS = re.compile(
 )
 
 
+#: Words one of which ``_LIFTS`` needs (see ``_CANCEL_CUES``).
+_LIFTS_CUES = (
+    "fine", "ok", "acceptable", "allowed", "permitted", "may ", "can ", "rule", "constraint",
+    "restriction", "free to", "freeze", "ban ", "embargo", "hold ", "moratorium", "block ",
+    "go ahead", "可以", "取消", "作废", "不适用", "不再需要", "不用再",
+)  # fmt: skip
+
+
 _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
 
 
@@ -758,6 +768,8 @@ def _calls_off(new: Draft) -> bool:
 _REVERTS = re.compile(
     r"\b(?:go|going|switch|roll) back to\b|\brevert (?:to|back)\b|回退到|退回到|回到原来"
 )
+#: Words one of which ``_REVERTS`` needs (see ``_CANCEL_CUES``).
+_REVERTS_CUES = ("back to", "revert ", "回退到", "退回到", "回到原来")
 
 
 # "scrap that", "change of plan:", "I changed my mind", "算了，", "我改主意了": opening a
@@ -781,7 +793,8 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
     """
     low = new.text.casefold()
     undo = _UNDO.search(low)
-    if new.supersedes or not (undo or (_REVERTS.search(low) and not _values(new.text))):
+    reverts = any(cue in low for cue in _REVERTS_CUES) and _REVERTS.search(low)
+    if new.supersedes or not (undo or (reverts and not _values(new.text))):
         return []
     recent = [d for d in recent if d.position != first]
     asked = _last_asked(new, recent, also=("goal", "constraint"))
@@ -834,6 +847,8 @@ _BARE_ZH = re.compile(
     r"(?!(?:commit|push|merge|rebase|deploy|release|ship|revert|build|test|run|go|start|ok|merge it)\s*吧)"
     r"(?P<value>[a-z0-9][\w.+-]*(?: [a-z0-9][\w.+-]*)?)\s*(?P<cue>吧|就行了?|就够了|够了)"
 )
+#: What ``_BARE_ZH`` needs: one of its particles (see ``_CANCEL_CUES``).
+_BARE_ZH_CUES = ("吧", "就行", "够了")
 _NUMBER_TOKEN = re.compile(r"^v?\d+(?:\.\d+)*(?:e[-+]?\d+)?$")
 _NAME_SHAPED = re.compile(r"[-_.]|\d")
 
@@ -877,7 +892,7 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _BARE.match(low)
     if match is not None:
         value, prep, cue = match["value"].strip("`").rstrip(".:/-"), match["prep"], match["cue"]
-    elif (zh := _BARE_ZH.search(low)) is not None:
+    elif any(cue in low for cue in _BARE_ZH_CUES) and (zh := _BARE_ZH.search(low)) is not None:
         value, prep, cue = zh["value"].strip(), None, zh["cue"]
     else:
         return []
@@ -1076,6 +1091,8 @@ _BACK_ON = re.compile(
     r" back on\b|re-?enable (?:the\s+)?(?P<thing2>[\w./-]+(?:\s+[\w./-]+)?))|"
     r"^(?:那|那就)?(?:还是|再)(?:打开|开启|开着|启用)"
 )
+#: Words one of which ``_BACK_ON`` needs (see ``_CANCEL_CUES``).
+_BACK_ON_CUES = ("back on", "enable", "打开", "开启", "开着", "启用")
 _TURNED_OFF = re.compile(
     r"\b(?:disable|turn off|switch off|rip out)\b|\b(?:turn|switch) (?:\S+ ){1,3}off\b|"
     r"关掉|关闭|关了|禁用|停用"
@@ -2146,9 +2163,6 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
                 continue  # passed over, as below: the reach ends at the next one
             break
         score = len(words & _words(old.text))
-        # What shares no word is never the closest, so its values are not read.
-        if not score or _restates(new, old):
-            continue  # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条"
         if old.kind == "todo" and score < 2 and not _swaps_name(new, old):
             # Open work is retired only by a correction clearly about it, or one that
             # swaps the name in it ("Actually deploy to eu-west-1 instead.").
@@ -2156,7 +2170,9 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         if score and new.kind == "correction" and (old.role == "user" or old.kind == "decision"):
             # What a correction overrides is usually a directive or a decision, not a finding.
             score += 1
-        if score > best_score:
+        # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条": what it says
+        # again is passed over (its values are read only for what would be the closest).
+        if score > best_score and not _restates(new, old):
             best, best_score = old, score
     return best
 
