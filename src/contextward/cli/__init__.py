@@ -61,6 +61,12 @@ class _Group(click.Group):
             _exit(2, os_error(exc))
         sys.exit(result if isinstance(result, int) else 0)
 
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self.commands.get(cmd_name) or _load(self, cmd_name)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -105,29 +111,67 @@ def main() -> None:
     """Keep an AI coding agent's critical context alive across compaction, and prove it."""
 
 
-#: Command modules, sorted; each exposes ``commands`` (several) or ``command`` (one).
-COMMAND_MODULES = (
-    "bridge",
-    "brief_cmds",
-    "check",
-    "compaction_cmds",
-    "demo",
-    "evidence_cmds",
-    "guard_cmds",
-    "hosts_cmds",
-    "inspect",
-    "inspect_guidance",
-    "inspect_review",
-    "inspect_snapshot",
-    "mcp_cmd",
-    "recall_cmds",
-    "report_cmd",
-    "state_cmds",
-    "store_cmds",
-)
-for _name in COMMAND_MODULES:
-    _module = importlib.import_module(f".{_name}", __name__)
-    for _command in getattr(_module, "commands", None) or (_module.command,):
-        main.add_command(_command)
+#: Which module holds each command (each module exposes ``commands`` or ``command``).
+#: A command's module is imported only when it runs (or ``--help`` lists it), so
+#: ``contextward --version`` or ``contextward status`` does not pay for inspection's
+#: rules, the MCP server or the bridge. ``tests/test_cli_lazy.py`` checks this table
+#: against what the modules define.
+COMMANDS: dict[str, str] = {
+    "bridge": "bridge",
+    "brief": "brief_cmds",
+    "budget": "guard_cmds",
+    "check": "check",
+    "checkpoint": "state_cmds",
+    "compact-test": "compaction_cmds",
+    "contract": "store_cmds",
+    "decide": "state_cmds",
+    "demo": "demo",
+    "diff": "guard_cmds",
+    "doctor": "store_cmds",
+    "evidence": "evidence_cmds",
+    "export": "store_cmds",
+    "guidance": "inspect_guidance",
+    "hook": "hosts_cmds",
+    "import": "store_cmds",
+    "init": "store_cmds",
+    "inspect": "inspect",
+    "install": "hosts_cmds",
+    "intent": "guard_cmds",
+    "journal": "store_cmds",
+    "load": "state_cmds",
+    "log": "state_cmds",
+    "loops": "evidence_cmds",
+    "mcp": "mcp_cmd",
+    "note": "store_cmds",
+    "orientation": "guard_cmds",
+    "preflight": "guard_cmds",
+    "recall": "recall_cmds",
+    "report": "report_cmd",
+    "restore": "compaction_cmds",
+    "review": "inspect_review",
+    "snapshot": "inspect_snapshot",
+    "state": "state_cmds",
+    "status": "store_cmds",
+    "uninstall": "hosts_cmds",
+    "verify": "evidence_cmds",
+}
+
+
+def module_commands(name: str) -> tuple[click.Command, ...]:
+    """The commands command module ``name`` defines."""
+    module = importlib.import_module(f".{name}", __name__)
+    return tuple(getattr(module, "commands", None) or (module.command,))
+
+
+def _load(group: click.Group, name: str) -> click.Command | None:
+    module = COMMANDS.get(name)
+    if module is None:
+        return None
+    for command in module_commands(module):
+        if command.name == name:
+            group.add_command(command)  # once: later lookups find it in ``commands``
+            return command
+    return None
+
 
 __all__ = ["main"]
