@@ -311,3 +311,18 @@ test("a compacted session met by a later process gets its restore block once, no
   assert.match(output.system[2], /^contextward restore:/);
   assert.ok(output.system[2].includes(DROPPED));
 });
+
+test("with prompts not recorded, the owner's session still ends on dispose and carries what its summary lost", async (t) => {
+  const { hooks, client, project: where } = plugin(t, { disable: ["prompts"] }, [...OWNER]);
+  await hooks["chat.message"](...typed("ses_p", "msg_1", "We are building the OAuth login."));
+  await hooks["experimental.session.compacting"]({ sessionID: "ses_p" }, { context: [] });
+  client.messages = [...OWNER, summaryMessage(`## Objective\n- OAuth login.\n\n## Important Details\n- ${KEPT}\n`)];
+  await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_p" } } });
+  await hooks.dispose();
+  const later = contextwardHooks({ client: fakeClient([...OWNER]), directory: where.cwd }, { bridge: where.bridge, disable: ["prompts"] });
+  t.after(() => later.bridge.close());
+  await later.hooks["chat.message"](...typed("ses_q", "msg_9", "Now the billing export."));
+  const next = { system: [] };
+  await later.hooks["experimental.chat.system.transform"]({ sessionID: "ses_q", model: {} }, next);
+  assert.ok(next.system.join("\n").includes(DROPPED), "what the ended session's summary lost");
+});

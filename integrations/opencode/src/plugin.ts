@@ -162,19 +162,21 @@ export function contextwardHooks(
   // sends no end of its own), so the next session's brief may carry what they lost.
   const owned = new Set<string>();
 
-  if (!off.has("brief") || !off.has("prompts")) {
+  if (!off.has("brief") || !off.has("prompts") || !off.has("lifecycle")) {
     hooks["chat.message"] = async (hookInput, output) => {
       const sessionID = hookInput.sessionID;
       if (typeof sessionID !== "string" || !sessionID) return;
       // The brief first: built before this prompt is recorded, it never shows it back.
       if (!off.has("brief")) await brief(sessionID);
-      if (off.has("prompts")) return;
+      if (off.has("prompts") && off.has("lifecycle")) return;
       const text = (output.parts ?? [])
         .filter((part) => part.type === "text" && typeof part.text === "string" && part.synthetic !== true)
         .map((part) => (part as { text: string }).text)
         .join("\n");
       if (!text.trim() || (await isSubagent(sessionID))) return;
+      // An owner's session, ended on dispose even when its prompts are not recorded.
       owned.add(sessionID);
+      if (off.has("prompts")) return;
       const messageID = output.message?.id ?? hookInput.messageID;
       await failOpen(
         "prompt record",
