@@ -161,7 +161,8 @@ def test_when_the_launcher_itself_cannot_load_the_installed_hook_exits_0(
 def test_another_command_on_a_broken_install_is_one_line_exit_2(
     tmp_path: Path, project: Path, entry: str
 ) -> None:
-    copy = broken_copy(tmp_path, "inspect/supersession.py", "undefined_name_during_upgrade")
+    # The CLI imports a command's module when it runs: break the one `status` needs.
+    copy = broken_copy(tmp_path, "cli/store_cmds.py", "undefined_name_during_upgrade")
     done = run(copy, entry, "claude", {}, "status")
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr == (

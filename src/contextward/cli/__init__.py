@@ -167,7 +167,11 @@ def _load(group: click.Group, name: str) -> click.Command | None:
     module = COMMANDS.get(name)
     if module is None:
         return None
-    for command in module_commands(module):
+    try:
+        commands = module_commands(module)
+    except Exception as exc:  # an upgrade under way, a half-edited checkout
+        _exit(2, f"contextward could not be loaded ({type(exc).__name__}); reinstall it")
+    for command in commands:
         if command.name == name:
             group.add_command(command)  # once: later lookups find it in ``commands``
             return command
