@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contextward.inspect import lexicon, prefilter
+from contextward.inspect import lexicon, prefilter, supersession
 from contextward.inspect.lexicon import _Cue, _Gated, _StartOrAnywhere
 
 
@@ -168,3 +168,64 @@ def test_every_cue_finds_on_every_labelled_line_focused_what_it_finds_unfocused(
             ):
                 wrong.append((name, text[:60]))
     assert wrong == []
+
+
+# Supersession's owner-statement patterns ("pushing to main is fine now", "drop the redis
+# idea", "switch the store to Postgres") are gated the same way, on any text: by the
+# tokens read from the pattern itself. Hand-kept word lists gated them once, and an
+# alternative added to a pattern without its word in the list never fired.
+GATES = {
+    name: value
+    for name, value in vars(supersession).items()
+    if isinstance(value, supersession._Gated)
+}
+
+
+def test_supersession_s_owner_statement_patterns_are_gated_by_tokens_read_from_them() -> None:
+    assert {"_BACK_ON", "_BARE_ZH", "_CANCEL", "_LIFTS", "_REPOINT", "_REVERTS"} <= set(GATES)
+    for name, gate in GATES.items():
+        assert prefilter.needs(gate.pattern) is not None, name  # else the gate spares nothing
+
+
+@pytest.mark.parametrize("name", sorted(GATES))
+def test_an_alternative_added_to_a_gated_pattern_is_looked_for(name: str) -> None:
+    added = r"|\bzorped the \w+ flag\b|插件卸载掉"
+    gate = supersession._Gated(GATES[name].pattern.pattern + added)
+    assert gate.search("ok, zorped the beta flag for now.") is not None
+    assert gate.search("那个插件卸载掉。") is not None
+
+
+def test_every_gate_finds_on_every_labelled_line_what_its_pattern_finds() -> None:
+    wrong = [
+        (name, text[:60])
+        for text in _corpus()
+        for name, gate in GATES.items()
+        if _found(gate.search(text)) != _found(gate.pattern.search(text))
+    ]
+    assert wrong == []
+
+
+def test_a_gate_reads_its_tokens_on_its_first_search_not_on_import() -> None:
+    # Hooks import inspection on every prompt and never link: reading a pattern's syntax
+    # costs a fraction of a millisecond each.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "from contextward.inspect import supersession as s\n"
+        "gates = [v for v in vars(s).values() if isinstance(v, s._Gated)]\n"
+        "assert gates and not any(g._read for g in gates)\n"
+        "s._LIFTS.search('pushing to main is fine now.')\n"
+        "assert s._LIFTS._read and s._LIFTS._needs\n"
+    )
+    src = Path(supersession.__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        check=False,
+        env={"PYTHONPATH": str(src)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr

@@ -1923,3 +1923,20 @@ def test_a_lead_in_that_calls_something_off_still_retires_it() -> None:
         ),
     )
     assert retired(result, "scale up")
+
+
+def test_an_alternative_added_to_the_owner_s_lifting_pattern_lifts_a_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A hand list of the words the pattern needs once gated it: an alternative added with
+    # a word the list lacked ("history") never fired. The gate is read from the pattern.
+    from contextward.inspect import supersession
+
+    lifts = supersession._LIFTS.pattern.pattern + r"|\b\w+ing to \w+ is history now\b"
+    monkeypatch.setattr(supersession, "_LIFTS", supersession._Gated(lifts))
+    result = run(
+        Message("u1", "user", "Never push to main."),
+        Message("a1", "assistant", "Understood, I will open PRs."),
+        Message("u2", "user", "Pushing to main is history now."),
+    )
+    assert retired(result, "Never push to main.")

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
+from . import prefilter
 from .classifier import replaced_subject
 from .draft import Draft
 from .lexicon import ADDITIVE, DECLARATIVE, DIGIT, IMPERATIVE, SUPERSEDE
@@ -81,6 +82,36 @@ FAR_REACH = 200
 # One statement is compared with every later one within reach: its words and values
 # are read once. Callers never mutate what these return.
 _CACHE = 4096
+
+
+class _Gated:
+    """A pattern searched for only in a text that holds one of the tokens every match of
+    it holds (``prefilter``, read from the pattern): most statements hold none, and a
+    token test is much cheaper than a search. An alternative added to the pattern is
+    gated by its own words with no list of them to keep up. The tokens are read on the
+    first search, not on import: hooks import inspection and never link."""
+
+    __slots__ = ("_needs", "_read", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = re.compile(pattern)
+        self._needs: frozenset[str] | None = None  # None: searched in any text
+        self._read = False
+
+    def search(self, low: str) -> re.Match[str] | None:
+        if not self._read:
+            self._needs = prefilter.needs(self.pattern)
+            self._read = True
+        if self._needs is not None and self._needs.isdisjoint(_tokens(low)):
+            return None
+        return self.pattern.search(low)
+
+
+# Small: a statement's tokens are asked for by the gates its own turn in ``link`` tries.
+@lru_cache(maxsize=16)
+def _tokens(low: str) -> frozenset[str]:
+    return prefilter.words(low)
+
 
 _STOP = frozenset(
     [
@@ -225,7 +256,7 @@ def link(drafts: Sequence[Draft]) -> None:
             # the full test suite before committing": a new standing rule on the same act.
             for old in _lifted(new, memory[far_start:index]):
                 _retire(old, new)
-        if new.role == "user" and any(cue in low for cue in _LIFTS_CUES) and _LIFTS.search(low):
+        if new.role == "user" and _LIFTS.search(low):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
             # on the same thing, said within reach. "Forget the no-push rule" names the
             # rule it lifts: one of its words is enough.
@@ -237,9 +268,8 @@ def link(drafts: Sequence[Draft]) -> None:
                 continue  # what it takes back is named; nothing else is guessed
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
-            if any(cue in low for cue in _REPOINT_CUES):
-                for old in _repointed(new, memory[far_start:index]):
-                    _retire(old, new)
+            for old in _repointed(new, memory[far_start:index]):
+                _retire(old, new)
             # "let's go with SQS" after "I'll add a RabbitMQ consumer", "uv over poetry".
             for old in _picked(new, recent):
                 _retire(old, new)
@@ -250,11 +280,7 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in _moved(new, recent):
                 _retire(old, new)
             # "drop the redis idea", "we're not doing dark mode anymore", "WebSocket 先不上了".
-            called_off = _cancelled(new, recent) or (
-                _back_on(new, memory[far_start:index])
-                if any(cue in low for cue in _BACK_ON_CUES)
-                else []
-            )
+            called_off = _cancelled(new, recent) or _back_on(new, memory[far_start:index])
             for old in called_off:
                 _retire(old, new)
             if called_off:
@@ -492,7 +518,7 @@ _VETO = re.compile(
 
 # The owner lifting a rule: "pushing to main is fine now", "you may push to main from now
 # on", "forget the rule about X", "现在可以直接推 main 了", "这条规定取消了".
-_LIFTS = re.compile(
+_LIFTS = _Gated(
     # One \b for all the English alternatives: a \b leading each was tested at every
     # position of the text, once per alternative.
     r"\b(?:"
@@ -518,14 +544,6 @@ _LIFTS = re.compile(
     r"go ahead (?:with|and)\b)|"
     r"现在可以(?!了)|从现在起可以|(?:规定|规则|限制|要求)(?:已经|已)?(?:取消|作废|不适用)|不再需要|不用再"
 )
-
-
-#: Words one of which ``_LIFTS`` needs (see ``_CANCEL_CUES``).
-_LIFTS_CUES = (
-    "fine", "ok", "acceptable", "allowed", "permitted", "may ", "can ", "rule", "constraint",
-    "restriction", "free to", "freeze", "ban ", "embargo", "hold ", "moratorium", "block ",
-    "go ahead", "可以", "取消", "作废", "不适用", "不再需要", "不用再",
-)  # fmt: skip
 
 
 _FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
@@ -560,7 +578,7 @@ _THING_BEFORE = r"(?:(?<![\w./-])(?P<thing3>[a-z][\w./-]{0,40})|(?P<thing4>[\u4e
 # "Switch the invoice store to PostgreSQL", "move the job queue over to Redis", "let's go
 # with Postgres for the invoice store", "把缓存换成 Memcached": the owner pointing a thing
 # they name at something new.
-_REPOINT = re.compile(
+_REPOINT = _Gated(
     r"\b(?:switch|change|move|migrate|swap|flip|port|repoint|point)\s+"
     r"(?:the\s+|our\s+|my\s+|its\s+)?(?P<thing>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2}?)\s+"
     # "switch the job queue from SQS to Kafka": what it leaves is named on the way.
@@ -573,11 +591,6 @@ _REPOINT = re.compile(
     + _THING_BEFORE
     + r"(?:换成|改成|改用|改为|切到|切换到|迁到|迁移到)\s*(?P<value3>[a-z][\w./-]{0,40}|[\u4e00-\u9fff]{2})"
 )
-#: Words one of which ``_REPOINT`` needs (see ``_CANCEL_CUES``).
-_REPOINT_CUES = (
-    "switch", "change", "move", "migrate", "swap", "flip", "port", "point", "go with",
-    "换成", "改成", "改用", "改为", "切到", "切换到", "迁到", "迁移",
-)  # fmt: skip
 #: What an owner may point elsewhere: a choice, a preference or planned work; and their
 #: own plain statement that names a thing ("缓存用 Redis。", "We'll deploy on Fridays.").
 #: What the assistant found about the thing stays found.
@@ -728,7 +741,7 @@ def _moved(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
 
 
 # The owner calling something off by name.
-_CANCEL = re.compile(
+_CANCEL = _Gated(
     r"\b(?:drop|scrap|scratch|ditch|forget(?: about)?|kill|cancel|shelve|abandon|park)\s+"
     r"(?:the|that|this|my|our|your)\s+(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)\s+"
     r"(?:idea|plan|approach|part|bit|thing|stuff|feature|work)\b|"
@@ -747,12 +760,6 @@ _CANCEL = re.compile(
     # "签名校验取消，…" calls it off; "订单取消后退款" tells what happens to an order.
     + r"(?:先不上了|先不做了|先不加了|先不搞了|不做了|不上了|不加了|不要了|取消了?(?=[，,。！!；;\s]|$))"
 )
-#: Words one of which ``_CANCEL`` needs, looked for first: a plain ``in`` is much faster
-#: than the pattern on a long message.
-_CANCEL_CUES = (
-    "drop", "out", "scrap", "scratch", "ditch", "forget", "kill", "cancel", "shelve", "abandon",
-    "park", "not", "不上了", "不做了", "不加了", "不搞了", "不要了", "取消",
-)  # fmt: skip
 #: What may be called off: choices, plans, work, requirements, the owner's statements.
 _CANCELLABLE = _POINTED | _STATED | {"requirement"}
 
@@ -765,11 +772,9 @@ def _calls_off(new: Draft) -> bool:
 
 
 # "go back to", "revert to the old …", "回退到原来的": undoing the change just made.
-_REVERTS = re.compile(
+_REVERTS = _Gated(
     r"\b(?:go|going|switch|roll) back to\b|\brevert (?:to|back)\b|回退到|退回到|回到原来"
 )
-#: Words one of which ``_REVERTS`` needs (see ``_CANCEL_CUES``).
-_REVERTS_CUES = ("back to", "revert ", "回退到", "退回到", "回到原来")
 
 
 # "scrap that", "change of plan:", "I changed my mind", "算了，", "我改主意了": opening a
@@ -793,7 +798,7 @@ def _undone(new: Draft, recent: Sequence[Draft], first: int) -> list[Draft]:
     """
     low = new.text.casefold()
     undo = _UNDO.search(low)
-    reverts = any(cue in low for cue in _REVERTS_CUES) and _REVERTS.search(low)
+    reverts = _REVERTS.search(low)
     if new.supersedes or not (undo or (reverts and not _values(new.text))):
         return []
     recent = [d for d in recent if d.position != first]
@@ -841,14 +846,12 @@ _BARE = re.compile(
 )
 # "数据库扛不住，8 吧。", "还是上 Redis 吧", "RabbitMQ 够了", "先 docker compose 吧": a
 # clause that is a value and a particle of choosing.
-_BARE_ZH = re.compile(
+_BARE_ZH = _Gated(
     r"(?:^|[，,。；;]\s*)(?:还是|先|就|那就|那)?\s*(?:上|用|改用|换成|升到|降到|改成|改为|调到)?\s*"
     # "commit 吧", "push 吧": an act the owner lets the agent do, no option in place of one.
     r"(?!(?:commit|push|merge|rebase|deploy|release|ship|revert|build|test|run|go|start|ok|merge it)\s*吧)"
     r"(?P<value>[a-z0-9][\w.+-]*(?: [a-z0-9][\w.+-]*)?)\s*(?P<cue>吧|就行了?|就够了|够了)"
 )
-#: What ``_BARE_ZH`` needs: one of its particles (see ``_CANCEL_CUES``).
-_BARE_ZH_CUES = ("吧", "就行", "够了")
 _NUMBER_TOKEN = re.compile(r"^v?\d+(?:\.\d+)*(?:e[-+]?\d+)?$")
 _NAME_SHAPED = re.compile(r"[-_.]|\d")
 
@@ -892,7 +895,7 @@ def _bare_swap(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     match = _BARE.match(low)
     if match is not None:
         value, prep, cue = match["value"].strip("`").rstrip(".:/-"), match["prep"], match["cue"]
-    elif any(cue in low for cue in _BARE_ZH_CUES) and (zh := _BARE_ZH.search(low)) is not None:
+    elif (zh := _BARE_ZH.search(low)) is not None:
         value, prep, cue = zh["value"].strip(), None, zh["cue"]
     else:
         return []
@@ -1067,7 +1070,7 @@ def _called_off(old: Draft, new: Draft) -> bool:
 def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The recent statements about the thing the owner calls off ("drop the redis idea")."""
     low = new.text.casefold()
-    match = _CANCEL.search(low) if any(cue in low for cue in _CANCEL_CUES) else None
+    match = _CANCEL.search(low)
     if match is None:
         return []
     thing = next(
@@ -1086,13 +1089,11 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
 
 # "turn the cache back on for search", "re-enable the rate limiter", "还是打开吧": what the
 # owner turned off before is on again.
-_BACK_ON = re.compile(
+_BACK_ON = _Gated(
     r"\b(?:(?:turn|switch|put|flip) (?:(?:the\s+)?(?P<thing>[\w./-]+(?:\s+[\w./-]+){0,2}?)|it|that)"
     r" back on\b|re-?enable (?:the\s+)?(?P<thing2>[\w./-]+(?:\s+[\w./-]+)?))|"
     r"^(?:那|那就)?(?:还是|再)(?:打开|开启|开着|启用)"
 )
-#: Words one of which ``_BACK_ON`` needs (see ``_CANCEL_CUES``).
-_BACK_ON_CUES = ("back on", "enable", "打开", "开启", "开着", "启用")
 _TURNED_OFF = re.compile(
     r"\b(?:disable|turn off|switch off|rip out)\b|\b(?:turn|switch) (?:\S+ ){1,3}off\b|"
     r"关掉|关闭|关了|禁用|停用"
