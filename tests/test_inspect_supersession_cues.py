@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from contextward.inspect import InspectionResult, Message, inspect_messages
 from contextward.inspect.supersession import _values
@@ -1940,3 +1942,29 @@ def test_an_alternative_added_to_the_owner_s_lifting_pattern_lifts_a_rule(
         Message("u2", "user", "Pushing to main is history now."),
     )
     assert retired(result, "Never push to main.")
+
+
+def _stem_spelt_out(word: str) -> str:
+    """``supersession._stem`` as it was first written: the first suffix it ends with."""
+    if len(word) > 4:
+        for suffix in ("ing", "ed", "es", "e", "s"):
+            if word.endswith(suffix):
+                return word[: -len(suffix)]
+    return word
+
+
+@settings(max_examples=500, deadline=None)
+@given(word=st.text(alphabet="abdegins-./_1", max_size=9))
+@example(word="boxes")
+@example(word="deployed")
+@example(word="seed")
+@example(word="running")
+@example(word="swing")
+@example(word="release")
+@example(word="tests")
+@example(word="uses")
+@example(word="e")
+def test_a_word_s_stem_drops_the_longest_suffix_it_ends_with(word: str) -> None:
+    from contextward.inspect.supersession import _stem
+
+    assert _stem(word) == _stem_spelt_out(word)

@@ -58,8 +58,6 @@ _CUES = SUPERSEDE
 _ADDITIVE = ADDITIVE
 # "PG", "UI", "DB": short acronyms name things too.
 _ACRONYM = re.compile(r"\b[A-Z]{2}\b")
-#: Stripped from a word's end, the longest first.
-_SUFFIXES = ("ing", "ed", "es", "e", "s")
 #: What the owner asks for: a new value in one of these replaces the old value.
 _DIRECTIVE = frozenset({"decision", "requirement", "todo", "preference", "correction"})
 #: What the owner's statement of a new value retires an old one in (``link``).
@@ -2213,9 +2211,8 @@ _FILLER_ZH = frozenset(
 def _words(text: str) -> frozenset[str]:
     low = _CUES.sub(" ", text.casefold())
     out: set[str] = set()
-    for word in _WORD.findall(low):
-        if word in _STOP:
-            continue
+    # Each word once: a statement says most of its words more than once.
+    for word in set(_WORD.findall(low)).difference(_STOP):
         if "\u4e00" <= word[0] <= "\u9fff":
             out.update(
                 pair
@@ -2234,7 +2231,9 @@ def _words(text: str) -> frozenset[str]:
     # "roll back" and "rollback", "set up" and "setup" name the same thing.
     tokens = _TOKEN.findall(low)
     out.update(
-        a + b for a, b in pairwise(tokens) if len(a + b) > 5 and a not in _GLUE and b not in _GLUE
+        a + b
+        for a, b in pairwise(tokens)
+        if len(a) + len(b) > 5 and a not in _GLUE and b not in _GLUE
     )
     return frozenset(out)
 
@@ -2246,8 +2245,16 @@ _GLUE = _STOP | frozenset(
 
 
 def _stem(word: str) -> str:
+    """``word`` without the longest of "ing", "ed", "es", "e" and "s" it ends with, if it is
+    longer than four letters. Its last letter tells which one it may end with."""
     if len(word) > 4:
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix):
-                return word[: -len(suffix)]
+        last = word[-1]
+        if last == "s":
+            return word[:-2] if word[-2] == "e" else word[:-1]
+        if last == "e":
+            return word[:-1]
+        if last == "d":
+            return word[:-2] if word[-2] == "e" else word
+        if last == "g" and word.endswith("ing"):
+            return word[:-3]
     return word
