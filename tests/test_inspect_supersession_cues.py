@@ -1968,3 +1968,34 @@ def test_a_word_s_stem_drops_the_longest_suffix_it_ends_with(word: str) -> None:
     from contextward.inspect.supersession import _stem
 
     assert _stem(word) == _stem_spelt_out(word)
+
+
+_KEY_PIECES = [
+    *"abtxz_019 .:=-%,()\n，",
+    *(
+        "timeout",
+        "max_retries",
+        " to ",
+        " is ",
+        " of ",
+        "ttl-",
+        "v2.3",
+        "改成",
+        "也",
+        "还是",
+        "设为",
+    ),
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(_KEY_PIECES), max_size=20).map("".join))
+@example(text="timeout 5%, max_retries=3")
+@example(text="(ttl-5) and timeout to 30")
+@example(text="超时也 5，timeout改成 9")
+def test_keyed_values_are_found_where_a_search_of_the_whole_text_finds_them(text: str) -> None:
+    from contextward.inspect.supersession import _KEYED, _keyed
+
+    assert [m.span() + m.groups() for m in _keyed(text)] == [
+        m.span() + m.groups() for m in _KEYED.finditer(text)
+    ]

@@ -1498,6 +1498,24 @@ _KEYED = re.compile(
 
 # A statement of fact replaces something only when it says that things moved on:
 # "Release moves to Monday after all", not "X, not Y".
+# What a ``_KEYED`` match is made of: a key, spaces, a connector ("=", "to", "改成") and a
+# number. Nothing else comes between a key and its number.
+_KEYED_STRETCH = re.compile(r"[\w.:=\s-]+")
+
+
+def _keyed(low: str) -> Iterator[re.Match[str]]:
+    """``_KEYED``'s matches in ``low``, the ones its ``finditer`` finds: looked for only in
+    the stretches of key characters that hold a free digit, where its number can start.
+    Every word is a key it tries, read to its end and back, which made it the costliest
+    search of ``_values``; most stretches of prose hold no number."""
+    for stretch in _KEYED_STRETCH.finditer(low):
+        start, end = stretch.span()
+        if _FREE_DIGIT.search(low, start, end):
+            # A lookbehind sees the character before ``start``; one past ``end``, a
+            # lookahead sees the one after the stretch, which no match takes.
+            yield from _KEYED.finditer(low, start, end + 1)
+
+
 _MOVES_ON = re.compile(
     r"\b(?:instead|rather than|switch|no longer|not anymore|replac|moves?|moved|back to|"
     r"after all|from now on)\b|改用|换成|改成|改为|不再|替换|换回|用回|改回|取代|而不是|挪到|推迟到|"
@@ -1637,7 +1655,7 @@ def _values(text: str) -> dict[str, list[float]]:
     for match in _DATE.finditer(low) if free else ():
         year, month, day = match.groups()
         out.setdefault("date", []).append(float(year + month + day))
-    for match in _KEYED.finditer(low) if free else ():
+    for match in _keyed(low) if free else ():
         key, number = match.groups()
         if key in _STOP or key in _NOT_KEYS or key[:3] in out:
             continue
