@@ -196,6 +196,7 @@ def link(drafts: Sequence[Draft]) -> None:
     reports = [_report(d.text) if _reporting(d) else _NO_REPORT for d in memory]
     pending = [n for n, (status, _given) in enumerate(reports) if status == "pending"]
     corrected_turn = -1
+    roles = {d.role for d in memory}
     near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
     adjacent = _Reach(memory, ADJACENT)
     for index, new in enumerate(memory):
@@ -320,6 +321,9 @@ def link(drafts: Sequence[Draft]) -> None:
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
             continue
         replaceable = _REPLACES[new.kind]
+        # Whose statements it may retire, read once for the few roles, not once for each
+        # of the hundreds of statements in reach.
+        retirable = {role for role in roles if may_retire(new.role, role)}
         earlier = [
             old
             for old in memory[far_start:index]
@@ -327,7 +331,7 @@ def link(drafts: Sequence[Draft]) -> None:
             and old.superseded_by is None
             and old.position < new.position
             and (new.replaces or old.kind == "decision" or _proposal(new, old))
-            and may_retire(new.role, old.role)
+            and old.role in retirable
         ]
         subject = None if new.kind in ("fact", "state") else replaced_subject(new.text)
         named = _named(subject, earlier, new)
