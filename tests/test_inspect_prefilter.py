@@ -229,3 +229,41 @@ def test_a_gate_reads_its_tokens_on_its_first_search_not_on_import() -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+_OWNER_PIECES = [
+    *"abcdefghijklmnopqrstuvwxyz0123456789 .,;:=!?-_/%$\n，。：",
+    *(
+        "make it ",
+        "set it to ",
+        "pushing to main is fine now",
+        "you may ",
+        "from now on ",
+        "better to use ",
+        "drop the ",
+        "switch the ",
+        " to ",
+        " back on",
+        "re-enable ",
+        "revert to ",
+        "timeout",
+        "max_retries",
+        "ttl-",
+        " is ",
+        "改成",
+        "也",
+        "吧",
+        "取消了",
+        "现在可以",
+        "撤掉",
+    ),
+]
+_OWNER_TEXT = st.lists(st.sampled_from(_OWNER_PIECES), max_size=24).map("".join)
+
+
+@pytest.mark.parametrize("name", sorted(GATES))
+@settings(max_examples=100, deadline=None)
+@given(text=_OWNER_TEXT)
+def test_a_gate_finds_what_its_pattern_finds(name: str, text: str) -> None:
+    gate = GATES[name]
+    assert _found(gate.search(text)) == _found(gate.pattern.search(text))

@@ -501,7 +501,7 @@ class _Reach:
 
 # "better to use that one", "网关那个方案撤掉": the owner putting something else in
 # place of the plan just proposed ("X is out" names what goes: ``_CANCEL``).
-_COUNTER = re.compile(
+_COUNTER = _Gated(
     r"\b(?:better (?:to )?use\b|use (?:that|this|ours|the existing \w+) instead\b|"
     # "there's already a dlq for billing, use that": what exists in place of what is new.
     r"already\b.{0,60}\buse (?:that|this|it|those)\b)|已经有.{0,30}(?:用那个|用这个|直接用)|"
@@ -548,7 +548,7 @@ _LIFTS = _Gated(
 )
 
 
-_FROM_NOW = re.compile(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
+_FROM_NOW = _Gated(r"\b(?:from now on|going forward|from here on)\b|以后都|今后|从现在开始")
 
 
 # "Forget the no-push rule", "drop the freeze rule": a rule the owner names.
@@ -1276,7 +1276,7 @@ def _retire(old: Draft, new: Draft) -> None:
 
 
 # "make it 90 days", "change that to 5": the value replaced is the last one said.
-_IT = re.compile(
+_IT = _Gated(
     r"\b(?:make|change|set|bump|turn|keep|move|push|raise|lower|drop|cut|increase|reduce|"
     r"decrease|extend|shorten) (?:it|that|this|them)(?: to| for| at| down to| up to)? [~≈]?\d|"
     r"(?:那就|就)?改成\s*\d"
