@@ -10,6 +10,7 @@ role and position; nothing here looks at roles.
 from __future__ import annotations
 
 import re
+from itertools import chain, repeat
 
 from . import prefilter
 
@@ -40,10 +41,28 @@ def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-#: The text being classified and the tokens it holds (``focus``), replaced whole.
-_focused: list[tuple[str, frozenset[str]]] = [("", frozenset())]
+#: The text being classified and the keys of the patterns it may hold (``focus``),
+#: replaced whole.
+_focused: list[tuple[str, frozenset[int]]] = [("", frozenset())]
 #: Cues whose needed tokens are not read yet: read on the first ``focus``, not on import.
 _unread: list[_Cue | _Gated] = []
+#: Each token, and the keys of the patterns that need it (``_key``): the patterns a text
+#: may hold are found with one look-up per token it holds, not one test per pattern.
+_NEEDED_BY: dict[str, tuple[int, ...]] = {}
+#: The tokens each key's pattern needs, by key.
+_keys: list[frozenset[str]] = []
+
+
+def _key(needs: frozenset[str] | None) -> int | None:
+    """A pattern's key in ``_NEEDED_BY``, which lists it under each token it needs; None
+    when it needs none (tried on any text)."""
+    if needs is None:
+        return None
+    key = len(_keys)
+    _keys.append(needs)
+    for token in needs:
+        _NEEDED_BY[token] = (*_NEEDED_BY.get(token, ()), key)
+    return key
 
 
 def focus(low: str) -> None:
@@ -54,7 +73,8 @@ def focus(low: str) -> None:
         for cue in tuple(_unread):
             cue.read_needs()
         _unread.clear()
-    _focused[0] = (low, prefilter.words(low))
+    tokens = prefilter.tokens(low)
+    _focused[0] = (low, frozenset(chain.from_iterable(map(_NEEDED_BY.get, tokens, repeat(())))))
 
 
 class _Cue:
@@ -68,7 +88,15 @@ class _Cue:
     A test, as ``_StartOrAnywhere`` is: ``search`` and ``match`` find a match whenever
     the whole alternation would, not always the same one. ``sub`` is the whole's."""
 
-    __slots__ = ("_chinese", "_chinese_needs", "_latin", "_latin_needs", "_whole")
+    __slots__ = (
+        "_chinese",
+        "_chinese_key",
+        "_chinese_needs",
+        "_latin",
+        "_latin_key",
+        "_latin_needs",
+        "_whole",
+    )
 
     def __init__(self, latin: str, chinese: str) -> None:
         self._latin = _re(latin)
@@ -76,11 +104,15 @@ class _Cue:
         self._whole = _re(f"{latin}|{chinese}")
         self._latin_needs: frozenset[str] | None = None  # None: tried on any text
         self._chinese_needs: frozenset[str] | None = None
+        self._latin_key: int | None = None  # the parts' keys in ``_NEEDED_BY``
+        self._chinese_key: int | None = None
         _unread.append(self)
 
     def read_needs(self) -> None:
         self._latin_needs = prefilter.needs(self._latin)
         self._chinese_needs = prefilter.needs(self._chinese)
+        self._latin_key = _key(self._latin_needs)
+        self._chinese_key = _key(self._chinese_needs)
 
     def search(self, text: str) -> re.Match[str] | None:
         focused = _focused[0]  # one read: another thread may focus another text
@@ -89,28 +121,28 @@ class _Cue:
             if found is None and not text.isascii():
                 return self._chinese.search(text)
             return found
-        words = focused[1]
-        if self._latin_needs is None or not self._latin_needs.isdisjoint(words):
+        live = focused[1]
+        key = self._latin_key
+        if key is None or key in live:
             found = self._latin.search(text)
             if found is not None:
                 return found
-        if text.isascii() or (
-            self._chinese_needs is not None and self._chinese_needs.isdisjoint(words)
-        ):
+        if text.isascii():
             return None
-        return self._chinese.search(text)
+        key = self._chinese_key
+        return self._chinese.search(text) if key is None or key in live else None
 
     def match(self, text: str) -> re.Match[str] | None:
         # A match is a search's match too: what a search needs, a match needs.
         focused = _focused[0]
-        words = focused[1] if focused[0] is text else None
+        live = focused[1] if focused[0] is text else None
         found = None
-        if words is None or self._latin_needs is None or not self._latin_needs.isdisjoint(words):
+        key = self._latin_key
+        if live is None or key is None or key in live:
             found = self._latin.match(text)
         if found is None and not text.isascii():
-            if words is None or self._chinese_needs is None:
-                return self._chinese.match(text)
-            if not self._chinese_needs.isdisjoint(words):
+            key = self._chinese_key
+            if live is None or key is None or key in live:
                 return self._chinese.match(text)
         return found
 
@@ -122,22 +154,24 @@ class _Cue:
 class _Gated:
     """A pattern not tried on the focused text when it lacks every token the pattern needs."""
 
-    __slots__ = ("_match_needs", "_needs", "_pattern")
+    __slots__ = ("_match_key", "_needs_key", "_pattern")
 
     def __init__(self, pattern: str) -> None:
         self._pattern = _re(pattern)
-        self._needs: frozenset[str] | None = None  # None: tried on any text
-        self._match_needs: frozenset[str] | None = None
+        # Keys in ``_NEEDED_BY`` of what a match needs; None: tried on any text.
+        self._needs_key: int | None = None
+        self._match_key: int | None = None
         _unread.append(self)
 
     def read_needs(self) -> None:
-        self._needs = prefilter.needs(self._pattern)
-        self._match_needs = prefilter.needs(self._pattern, anchored=True)
+        self._needs_key = _key(prefilter.needs(self._pattern))
+        self._match_key = _key(prefilter.needs(self._pattern, anchored=True))
 
     def excludes(self, text: str) -> bool:
         """Whether ``text``, focused, lacks every token a match needs (``match`` or ``search``)."""
         focused = _focused[0]
-        return focused[0] is text and self._needs is not None and self._needs.isdisjoint(focused[1])
+        key = self._needs_key
+        return focused[0] is text and key is not None and key not in focused[1]
 
     def search(self, text: str) -> re.Match[str] | None:
         if self.excludes(text):
@@ -146,8 +180,8 @@ class _Gated:
 
     def match(self, text: str) -> re.Match[str] | None:
         focused = _focused[0]
-        needs = self._match_needs
-        if focused[0] is text and needs is not None and needs.isdisjoint(focused[1]):
+        key = self._match_key
+        if focused[0] is text and key is not None and key not in focused[1]:
             return None
         return self._pattern.match(text)
 

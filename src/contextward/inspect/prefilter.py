@@ -45,6 +45,11 @@ def words(text: str) -> frozenset[str]:
     return frozenset(_WORDS.findall(text))
 
 
+def tokens(text: str) -> list[str]:
+    """The tokens ``text`` holds, in order, with repeats (``words`` as found)."""
+    return _WORDS.findall(text)
+
+
 def needs(pattern: re.Pattern[str], *, anchored: bool = False) -> frozenset[str] | None:
     """Tokens one of which every match of ``pattern`` holds; None if that cannot be told.
 
