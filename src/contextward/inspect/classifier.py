@@ -182,7 +182,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     speaker: str = "the user" if ctx.role == "user" else ctx.role
     if ctx.summary:
         speaker = "a compaction summary"
-    for kind, label in lx.LABELS if lx.LABEL_ANY.match(low) else ():
+    # Every label ends with its colon: text without one is not searched for them.
+    labelled = (":" in low or "：" in low) and lx.LABEL_ANY.match(low)
+    for kind, label in lx.LABELS if labelled else ():
         if label.match(low):
             if kind in ("constraint", "requirement", "preference") and ctx.role == "assistant":
                 return _mem(kind, 0.75, f"labelled {kind}, but said by the assistant", replaces())
