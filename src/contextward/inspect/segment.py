@@ -214,13 +214,13 @@ _TRIED = re.compile(
     r"\b(?:tried|attempted|experimented|first used|started with)\b|试过|尝试|试了", re.I
 )
 
+_PRONOUN_START = re.compile(r"^(?:it|that|this|they|它|这)\b", re.I)
+
 
 def _belongs_to_previous(piece: str, previous: str) -> bool:
     if _REASON_START.match(piece):
         return True
-    return bool(re.match(r"^(?:it|that|this|they|它|这)\b", piece, re.I)) and bool(
-        _TRIED.search(previous)
-    )
+    return bool(_PRONOUN_START.match(piece)) and bool(_TRIED.search(previous))
 
 
 def _join(text: str, first: str, second: str) -> str:
