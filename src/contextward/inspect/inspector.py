@@ -623,11 +623,12 @@ class _Shared:
     """One object for each of the values many candidates repeat (a reason, a rounded
     weight): about a third of a candidate's memory otherwise."""
 
-    __slots__ = ("_floats", "_texts")
+    __slots__ = ("_decided", "_floats", "_texts")
 
     def __init__(self) -> None:
         self._texts: dict[str, str] = {}
         self._floats: dict[float, float] = {}
+        self._decided: dict[tuple[str, float, float, str], tuple[str, str]] = {}
 
     def text(self, value: str) -> str:
         return self._texts.setdefault(value, value)
@@ -637,14 +638,26 @@ class _Shared:
         # -0.0 equals 0.0 but prints otherwise: zero keeps its own sign.
         return self._floats.setdefault(value, value) if value else value
 
+    def decided(self, d: Draft, config: PolicyConfig) -> tuple[str, str]:
+        """The policy's action for ``d`` and the reason it gives, made once for each kind,
+        weights and reason that many drafts share (``config`` is the same for all)."""
+        # -0.0 equals 0.0 but prints otherwise: a zero is decided afresh.
+        key = (d.kind, d.importance, d.confidence, d.reason)
+        found = self._decided.get(key) if d.importance and d.confidence else None
+        if found is None:
+            action, why = decide(d.kind, d.importance, d.confidence, config)
+            found = (action, self.text(f"{d.reason}; {why}"))
+            if d.importance and d.confidence:
+                self._decided[key] = found
+        return found
+
 
 def _freeze(d: Draft, config: PolicyConfig, shared: _Shared) -> Candidate:
     if d.superseded_by is not None:
         action, reason = "drop", f"superseded by {d.superseded_by}"
         critical = False
     else:
-        action, why = decide(d.kind, d.importance, d.confidence, config)
-        reason = shared.text(f"{d.reason}; {why}")
+        action, reason = shared.decided(d, config)
         # A line of tool output is no one's word: kept (marked as tool output), but never
         # a critical item that a summary must keep and a restore restates as still holding
         # ("Policy: Always deploy on Fridays." in a log is no rule of the owner's).
