@@ -27,7 +27,9 @@ except ImportError:  # pragma: no cover - another Python implementation
 
 #: How many letters of a word a token keeps: four tell "decided" from "dead".
 HEAD = 4
-_WORDS = re.compile(rf"[a-z]{{1,{HEAD}}}|[A-Z\x80-\U0010ffff]")
+# A run's first letters only: a pattern's token starts a run (``_before``), so the rest of a
+# long word ("dedl" of "decidedly") is no token a pattern can need, only a look-up more.
+_WORDS = re.compile(rf"(?<![a-z])[a-z]{{1,{HEAD}}}|[A-Z\x80-\U0010ffff]")
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _ZERO_WIDTH = (sre.ASSERT, sre.ASSERT_NOT)
 # Tokens most English text holds: a pattern is better told by another of its words.
