@@ -9,6 +9,8 @@ finds on any other copy of it.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,13 @@ from hypothesis import strategies as st
 
 from contextward.inspect import lexicon, prefilter, supersession
 from contextward.inspect.lexicon import _Cue, _Gated, _StartOrAnywhere
+
+
+@pytest.fixture(autouse=True)
+def _prepared() -> None:
+    # ``focus`` reads the cues' tokens only after ``FOCUS_AFTER`` units; these tests need
+    # them read from the first.
+    lexicon.prepare()
 
 
 def _needs(pattern: str, anchored: bool = False) -> frozenset[str] | None:
@@ -258,3 +267,22 @@ _OWNER_TEXT = st.lists(st.sampled_from(_OWNER_PIECES), max_size=24).map("".join)
 def test_a_gate_finds_what_its_pattern_finds(name: str, text: str) -> None:
     gate = GATES[name]
     assert _found(gate.search(text)) == _found(gate.pattern.search(text))
+
+
+def test_a_short_inspection_reads_no_cue_tokens_and_a_long_one_does() -> None:
+    # Reading every cue's tokens costs a fixed ~35 ms: a small file on the command line
+    # or a short session's PreCompact does not pay it; a long transcript does, and gains.
+    code = (
+        "import io, json\n"
+        "from contextward.inspect import inspect_stream, lexicon\n"
+        "def run(n):\n"
+        "    msgs = [{'id': f'm{i}', 'role': 'user', 'content': f'Use Redis {i} for the cache.'}"
+        " for i in range(n)]\n"
+        "    inspect_stream(io.BytesIO(json.dumps(msgs).encode()))\n"
+        "    return bool(lexicon._unread)\n"
+        "print(run(20), run(lexicon.FOCUS_AFTER + 10))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["True", "False"]

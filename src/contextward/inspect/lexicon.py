@@ -65,14 +65,29 @@ def _key(needs: frozenset[str] | None) -> int | None:
     return key
 
 
+#: How many units are classified before the cues' needed tokens are read: reading them
+#: costs about 35 ms once and saves about 13 µs a unit, so a short inspection (a small
+#: file on the command line, a short session's PreCompact) searches every cue as before.
+FOCUS_AFTER = 2000
+_unfocused = [0]
+
+
+def prepare() -> None:
+    """Read the tokens every cue needs now (``focus`` does after ``FOCUS_AFTER`` units)."""
+    for cue in tuple(_unread):
+        cue.read_needs()
+    _unread.clear()
+
+
 def focus(low: str) -> None:
     """Make ``low`` the text about to be searched for many cues: its tokens are found once,
     and a cue (or a part of one) that needs a token it lacks is not tried on it at all
     (``prefilter``). Any other text is searched as it is."""
     if _unread:
-        for cue in tuple(_unread):
-            cue.read_needs()
-        _unread.clear()
+        _unfocused[0] += 1
+        if _unfocused[0] <= FOCUS_AFTER:
+            return  # every cue is searched: the same matches, without the fixed cost
+        prepare()
     tokens = prefilter.tokens(low)
     _focused[0] = (low, frozenset(chain.from_iterable(map(_NEEDED_BY.get, tokens, repeat(())))))
 
