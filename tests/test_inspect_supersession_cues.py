@@ -1999,3 +1999,26 @@ def test_keyed_values_are_found_where_a_search_of_the_whole_text_finds_them(text
     assert [m.span() + m.groups() for m in _keyed(text)] == [
         m.span() + m.groups() for m in _KEYED.finditer(text)
     ]
+
+
+def test_a_change_that_names_what_it_changes_retires_only_what_says_it() -> None:
+    # "缓存 TTL 改成 5 分钟" names the cache TTL: the export schedule, another 15 minutes
+    # said just before, stays; "改成 5 分钟" alone would mean the last value said.
+    result = run(
+        Message("u0", "user", "给报表服务加缓存。"),
+        Message("u1", "user", "导出任务每 15 分钟跑一次。"),
+        Message("a1", "assistant", "缓存 TTL 我设成了 15 分钟，和导出周期对齐。"),
+        Message("u2", "user", "等一下，缓存 TTL 改成 5 分钟。"),
+    )
+    assert only(result, "缓存 TTL 我设成了 15 分钟，和导出周期对齐。").superseded_by
+    assert not retired(result, "导出任务每 15 分钟跑一次。")
+
+
+def test_a_change_naming_nothing_said_before_reads_as_before() -> None:
+    # The subject it names is in no earlier statement: the last value said is the one.
+    result = run(
+        Message("u0", "user", "给报表服务加缓存。"),
+        Message("a1", "assistant", "缓存过期时间我设成了 15 分钟。"),
+        Message("u2", "user", "等一下，TTL 改成 5 分钟。"),
+    )
+    assert retired(result, "缓存过期时间我设成了 15 分钟。")

@@ -471,7 +471,7 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
     retired = False
     if new.kind == "correction" or (new.role == "user" and new.replaces):
         implied = _implied(new, earlier)
-        for old in _same_value(new, _open(earlier, new), implied=implied):
+        for old in _same_value(new, _open(earlier, new), implied=implied, said=earlier):
             if old.superseded_by is None:
                 _retire(old, new)
                 retired = True
@@ -1283,6 +1283,29 @@ _IT = _Gated(
 )
 
 
+# "checkpoint interval 改成 3min", "把超时改成 30 秒": what is changed, named before the
+# change in its own clause (after any filler: 那就, 就, 也, 都, 再, 直接, 把).
+_CHANGED_SUBJECT = re.compile(
+    r"(?:^|[，,。；;：:！!？?\n])\s*(?:那就|就|也|都|再|直接|先)?\s*(?:把)?\s*"
+    r"([^，,。；;：:！!？?\n]{2,40}?)\s*(?:也|都|就|再)?\s*改成\s*[~≈约]?\s*\d"
+)
+
+
+def _changed_subject(low: str) -> str | None:
+    """What a Chinese change names as changed (``_CHANGED_SUBJECT``): at least one Latin
+    word of three letters or two Chinese characters, else None."""
+    if "改成" not in low:
+        return None
+    match = _CHANGED_SUBJECT.search(low)
+    if match is None:
+        return None
+    subject = _FILLER_LEAD.sub("", match.group(1)).strip()
+    return subject if _WORD.search(subject) else None
+
+
+_FILLER_LEAD = re.compile(r"^(?:\s|那就|那|就|也|都|再|直接|先|把|还是)+")
+
+
 def _implied(new: Draft, earlier: Sequence[Draft]) -> dict[str, float]:
     """For "make it 90 days": the value last said in each dimension the new one sets, in
     reach (retired or not), which every open statement of it then shares."""
@@ -1807,6 +1830,7 @@ def _same_value(
     same_subject: bool = False,
     implied: dict[str, float] | None = None,
     naming: bool = False,
+    said: Sequence[Draft] | None = None,
 ) -> list[Draft]:
     """Earlier statements within reach that set another value in a dimension ``new`` sets.
 
@@ -1815,12 +1839,19 @@ def _same_value(
     the statements share a word that is not a number or a unit ("grace period"), or when
     one names the other's value ("30 秒太短了" names the 30 it replaces; "go back to 5
     minutes" restores the 5 that was replaced), so two timeouts of different things
-    never retire each other. A correction (``same_subject``) never retires a rule.
+    never retire each other. A correction (``same_subject``) never retires a rule. A
+    change that names what it changes ("checkpoint interval 改成 3min") retires only
+    what says that, when anything in reach (``said``, else ``earlier``) does.
     """
     mine = _values(new.text)
     if not mine:
         return []
     low = new.text.casefold()
+    subject = _changed_subject(low)
+    if subject and any(subject in old.text.casefold() for old in (said or earlier)):
+        # "checkpoint interval 改成 3min" names what changes: the statements that say
+        # "checkpoint interval", not every other duration said lately.
+        earlier = [old for old in earlier if subject in old.text.casefold()]
     faulted = _faulted(low)
     kept = _kept(low)
     named_values = _named_values(low)
