@@ -152,16 +152,26 @@ def _rank(tokens: frozenset[str]) -> tuple[int, int, int]:
     return (len(tokens & _COMMON), len(tokens), -min(map(len, tokens), default=0))
 
 
+def _edge(at: Any, ends: tuple[Any, ...]) -> bool | None:
+    """What an assertion next to a letter says of the character beyond it: True when it
+    is no word character (a word boundary, or ``ends``: the text's edge on that side),
+    False when it is one (``\\B``), None when it says nothing."""
+    if at is sre.AT_BOUNDARY or at in ends:
+        return True
+    if at is sre.AT_NON_BOUNDARY:
+        return False
+    return None
+
+
 def _before(items: list[Any], i: int, before: bool) -> bool:
     """Whether the character before ``items[i]`` is no lowercase letter (or there is none),
     when ``items[i]`` starts with a letter; ``before``: the same for ``items[0]``."""
     for k in range(i - 1, -1, -1):
         op, arg = items[k]
         if op is sre.AT:
-            if arg in (sre.AT_BOUNDARY, sre.AT_BEGINNING, sre.AT_BEGINNING_STRING):
-                return True  # a boundary before a letter has no word character before it
-            if arg == sre.AT_NON_BOUNDARY:
-                return False  # a word character before it
+            edge = _edge(arg, (sre.AT_BEGINNING, sre.AT_BEGINNING_STRING))
+            if edge is not None:
+                return edge
             continue
         if op in _ZERO_WIDTH:
             continue  # consumes nothing: the character before is still the one before it
@@ -186,10 +196,9 @@ def _after(items: list[Any], j: int, after: bool) -> bool:
     for k in range(j, len(items)):
         op, arg = items[k]
         if op is sre.AT:
-            if arg in (sre.AT_BOUNDARY, sre.AT_END, sre.AT_END_STRING):
-                return True  # a boundary after a letter has no word character after it
-            if arg == sre.AT_NON_BOUNDARY:
-                return False  # a word character after it
+            edge = _edge(arg, (sre.AT_END, sre.AT_END_STRING))
+            if edge is not None:
+                return edge
             continue
         if op in _ZERO_WIDTH:
             continue
