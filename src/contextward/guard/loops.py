@@ -22,7 +22,7 @@ its attempt in the same transaction as its evidence row).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -306,16 +306,20 @@ def check(
     cwd: Path | None = None,
     session_id: str | None = None,
     env: Mapping[str, str] | None = None,
+    prepare: Callable[[Store], object] | None = None,
 ) -> LoopDecision:
     """Hook entry point: allow or refuse ``command`` in the project around ``cwd``.
 
     Reads ``loop_block_after`` from the config layers. With no store yet there is
     no streak, so the command is allowed (the store is not created here).
+    ``prepare`` runs on the opened store first (the bridge records spooled tool calls).
     """
     root = project_root(cwd)
     threshold = load_config(root, env=env).loop_block_after
     try:
         with Store.open(root, create=False) as store:
+            if prepare is not None:
+                prepare(store)
             return decide(store, command, threshold=threshold, session_id=session_id)
     except StoreError as exc:
         if exc.code != "store_missing":

@@ -32,7 +32,7 @@ from ..compaction import capture_inspection, policy_for
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
 from ..guard.confirm import ASK_FIRST, question, refusal
-from ..guard.loops import LoopDecision, check, decide, record_outcome
+from ..guard.loops import check, record_outcome
 from ..inspect import (
     InspectionResult,
     Message,
@@ -311,7 +311,8 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
         config = Config()  # a config that cannot be read: the defaults, asking included
     why = question(command) if config.risk_confirm else ""
     try:
-        decision = _brake(command, session)
+        # The calls a hook spooled while the store was busy count in the streak.
+        decision = check(command, session_id=session, prepare=toolcall.drain)
     except Exception:
         if not why:
             raise  # the brake needs the store; nothing else to say
@@ -341,19 +342,6 @@ def loop_check(request: Mapping[str, Any], context: OperationContext) -> dict[st
         "prior_failures": decision.prior_failures,
         "threshold": decision.threshold,
     }
-
-
-def _brake(command: str, session: str | None) -> LoopDecision:
-    """The loop brake's decision, counting the calls a hook spooled while the store was
-    busy (``check`` alone opens the store without recording them)."""
-    try:
-        with _open(create=False) as store:
-            threshold = load_config(project_root()).loop_block_after
-            return decide(store, command, threshold=threshold, session_id=session)
-    except StoreError as exc:
-        if exc.code != "store_missing":
-            raise
-    return check(command, session_id=session)  # no store yet: no streak, none created
 
 
 def command_outcome(request: Mapping[str, Any], context: OperationContext) -> dict[str, Any]:
