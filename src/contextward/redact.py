@@ -8,14 +8,16 @@ A mask names the kind it replaced (``[secret:github-token]``); masking is
 idempotent (masking masked text changes nothing).
 
 Must never: log or return what it masked (only the count), or import
-anything of ours.
+anything of ours but the leaf ``secret_hints``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from .secret_hints import may_hold_secret
 
 #: What a masked secret becomes; the label says which kind was found.
 MASK = "[secret:{kind}]"
@@ -231,9 +233,14 @@ _SPECS: tuple[tuple[str, str], ...] = (
     ),
 )
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern)) for kind, pattern in _SPECS
-)
+
+@cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each kind's pattern, compiled the first time a text may hold a secret: compiling
+    them all costs a hook process tens of milliseconds, and most hooks mask nothing or
+    text that holds no secret (``_any`` tells)."""
+    return tuple((kind, re.compile(pattern)) for kind, pattern in _SPECS)
+
 
 #: Every kind of secret this module recognises (the labels masks carry).
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(kind for kind, _ in _SPECS))
@@ -262,10 +269,20 @@ def _mask_short(text: str) -> tuple[str, int]:
 
 
 def _mask_count(text: str) -> tuple[str, int]:
-    if not _ANY.search(text):
+    if not _any.cache_info().currsize and not may_hold_secret(text):
+        # Compiling the patterns costs a hook tens of milliseconds, and what a hook masks
+        # (a session id, a short command) seldom may hold a secret; once compiled, one
+        # scan costs less than the hints.
+        return text, 0
+    return _scan(text)
+
+
+def _scan(text: str) -> tuple[str, int]:
+    """Mask ``text`` with the patterns alone (no hints asked)."""
+    if not _any().search(text):
         return text, 0  # most text holds no secret: one scan instead of one per pattern
     total = 0
-    for pattern, replacement in _REPLACEMENTS:
+    for pattern, replacement in _replacements():
         text, count = pattern.subn(replacement, text)
         total += count
     return text, total
@@ -280,8 +297,10 @@ def _scoped(pattern: str, number: int) -> str:
     return f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})"
 
 
-#: Whether any pattern matches: text none matches comes out of ``mask`` unchanged.
-_ANY = re.compile("|".join(_scoped(pattern, n) for n, (_, pattern) in enumerate(_SPECS)))
+@cache
+def _any() -> re.Pattern[str]:
+    """Whether any pattern matches: text none matches comes out of ``mask`` unchanged."""
+    return re.compile("|".join(_scoped(pattern, n) for n, (_, pattern) in enumerate(_SPECS)))
 
 
 def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
@@ -295,10 +314,16 @@ def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
     return replace
 
 
-_REPLACEMENTS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = tuple(
-    (pattern, _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind))
-    for kind, pattern in _PATTERNS
-)
+@cache
+def _replacements() -> tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...]:
+    return tuple(
+        (
+            pattern,
+            _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind),
+        )
+        for kind, pattern in _patterns()
+    )
+
 
 #: How far past a cut ``prefix`` looks for a secret the cut would split.
 _REACH = 256
@@ -327,7 +352,7 @@ def prefix(text: str, limit: int) -> str:
     end, moved = limit, True
     while moved:
         moved = False
-        for _, pattern in _PATTERNS:
+        for _, pattern in _patterns():
             group = "secret" if "secret" in pattern.groupindex else 0
             for match in pattern.finditer(window):
                 start, stop = match.span(group)

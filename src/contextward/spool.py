@@ -32,9 +32,12 @@ from __future__ import annotations
 import os
 
 from . import minijson
+from .secret_hints import may_hold_secret
 
 # No json, typing, contextlib or collections imports at module level: this
 # module is on the hook fast path, where each costs more than the work it does.
+
+__all__ = ["may_hold_secret"]  # where the fast path and the tests ask it
 
 SPOOL_NAME = "spool-prompts.jsonl"
 TOOL_SPOOL_NAME = "contextward.db-spool-tools.jsonl"
@@ -50,38 +53,6 @@ CACHE_VERSION = 2
 MAX_LINE = 64 * 1024
 
 Stamp = list[int] | None
-
-# Lower-cased fragments that any supported secret format contains, plus long
-# unbroken runs checked separately. A false alarm costs only the full path.
-_HINTS = (
-    "sk-", "sk_", "rk_", "akia", "asia", "agpa", "aida", "aroa", "anpa", "anva",
-    "gh" + "p_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat", "glpat", "gldt", "glrt",
-    "xox", "hooks.slack", "aiza", "ya29.", "eyj", "-----begin", "://", "bearer",
-    "basic ", "secret", "token", "passw", "pwd", "api_key", "apikey", "api-key",
-    "private", "credential", "auth", "key=", "key:", "key\"", "_key", "-key", "npm_",
-    "pypi-", "hf_", "shpat", "sq0", "sg.", "dop_v1", "xapp", "ntn_", "lin_api", "glc_",
-    "-pass", "key-",  # the flag pattern (`--pass hunter2x`), mailgun keys
-    "passphrase", "key is", "key was",  # "the deploy key is 9f8e…"
-    "-u ", "-u=", "--user", "sshpass", "mysql", "mariadb", "login", "密码",  # -u user:pw, -p pw
-    "pass=", "pass:", "pass\"", "pass'", "pass\\", ".key",  # DB_PASS=…, app.key=…
-)  # fmt: skip
-_LONG_RUN = 24
-
-
-def may_hold_secret(text: str) -> bool:
-    """True when ``text`` might contain a secret; False only when it certainly cannot."""
-    lowered = text.lower()
-    if any(hint in lowered for hint in _HINTS):
-        return True
-    run = 0
-    for char in text:
-        if char.isalnum() or char in "+/=_-.":
-            run += 1
-            if run >= _LONG_RUN:
-                return True
-        else:
-            run = 0
-    return False
 
 
 def append_prompt(store_dir: str, record: dict[str, object]) -> bool:
