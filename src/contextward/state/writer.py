@@ -14,14 +14,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import file
 from .document import UPDATED, Decision, StateDocument, StateView, parse_decision
 from .errors import StateError
 from .fields import checkpoint_fields, decision_line, log_line, parse_stamp, stamp, utc_now
 from .project import StateProject
-from .superseding import Replacing, replacing
 from .task import task_folder
+
+if TYPE_CHECKING:
+    from .superseding import Replacing
 
 
 def _project(project: StateProject | None) -> StateProject:
@@ -106,6 +109,10 @@ def decide(
     # A text that starts with "[REJECTED]" is read back as a rejected approach whatever
     # the flag said: what replaces what is decided by what STATE.md will hold.
     rejected = said.rejected
+    # Loaded here: the decision matcher and its text normalisation would cost every hook
+    # that records a tool call (and so imports this package) a fifth of its start-up.
+    from .superseding import replacing
+
     outcome: list[Replacing] = []
 
     def edit(document: StateDocument) -> StateDocument:
