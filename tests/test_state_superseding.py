@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import contextward.state.recall_source  # noqa: F401 (registers STATE.md decisions in recall)
 from contextward.brief import render_brief
 from contextward.brief.state_block import render_state_block
 from contextward.cli import main
