@@ -10,7 +10,8 @@ changed), which the budget does not cover but a user pays now and then. A
 third is PreCompact on a 100 MB transcript: a host kills a hook after about a
 minute (Claude Code: 60 s), and the hook reads only the transcript's end.
 Last, PreToolUse on a short command and on a 3 MB one (past the analysis cap it
-asks without fingerprinting the command for the loop brake).
+asks without fingerprinting the command for the loop brake), and PostToolUse
+recording a short command.
 """
 
 from __future__ import annotations
@@ -94,6 +95,22 @@ def run() -> list[dict[str, object]]:
             _time(hook, _payload(root, "PreToolUse", n, **shell, tool_input={"command": "ls -la"}))
             for n in range(7)
         )
+        # Every tool call is recorded after it ran (one row, its loop streak, the budget).
+        post = statistics.median(
+            _time(
+                hook,
+                _payload(
+                    root,
+                    "PostToolUse",
+                    n,
+                    **shell,
+                    tool_use_id=f"toolu_{n}",
+                    tool_input={"command": "ls -la"},
+                    tool_response={"stdout": "total 0\n", "stderr": "", "interrupted": False},
+                ),
+            )
+            for n in range(7)
+        )
     b, f, u = (statistics.median(x) * 1000 for x in (bare, fast, full))
     return [
         {"name": "bare interpreter start (python -c pass)", "value": round(b, 1), "unit": "ms"},
@@ -111,4 +128,5 @@ def run() -> list[dict[str, object]]:
         {"name": "hook PreCompact, 100 MB transcript", "value": round(compact, 1), "unit": "s"},
         {"name": "hook PreToolUse, a short command", "value": round(pre * 1000, 1), "unit": "ms"},
         {"name": "hook PreToolUse, a 3 MB command", "value": round(pre_huge, 2), "unit": "s"},
+        {"name": "hook PostToolUse, a short command", "value": round(post * 1000, 1), "unit": "ms"},
     ]
