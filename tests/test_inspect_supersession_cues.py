@@ -2022,3 +2022,63 @@ def test_a_change_naming_nothing_said_before_reads_as_before() -> None:
         Message("u2", "user", "等一下，TTL 改成 5 分钟。"),
     )
     assert retired(result, "缓存过期时间我设成了 15 分钟。")
+
+
+@pytest.mark.parametrize(
+    ("change", "again"),
+    [
+        # The owner sets again what the assistant changed.
+        (
+            "顺手把 uploader 的 chunkCount 从默认 10 调到 6，失败的分片单独重传。",
+            "6 个也多，chunkCount 设 2 就够了。",
+        ),
+        (
+            "I also moved prefetch_depth from 2 to 16 so the GPU never waits.",
+            "Set prefetch_depth to 4, the box only has 8 GB of RAM.",
+        ),
+    ],
+)
+def test_a_setting_named_again_with_another_value_retires_the_change_that_set_it(
+    change: str, again: str
+) -> None:
+    result = run(
+        Message("u0", "user", "The nightly import is too slow, speed it up."),
+        Message("a1", "assistant", change),
+        Message("u1", "user", again),
+    )
+    assert only(result, change).superseded_by == only(result, again).id
+
+
+def test_the_assistant_setting_its_own_value_again_retires_its_earlier_change() -> None:
+    first = "已经把 encoder 线程数从 4 调到 12。"
+    result = run(
+        Message("u0", "user", "转码太慢了，看看怎么提速。"),
+        Message("a1", "assistant", first),
+        Message("u1", "user", "结果怎么样？"),
+        Message(
+            "a2", "assistant", "12 个线程时内存吃满了，反而更慢。线程数改成 6，写进 values.yaml。"
+        ),
+    )
+    assert retired(result, first)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # What the assistant found stays found: the owner changes it from here on.
+        ("MAX_CONN is 50 in settings.py.", "Set MAX_CONN to 80 for the load test."),
+        # Two settings that share their last word: the word before tells them apart.
+        ("I changed the read timeout from 3s to 5s.", "Set the write timeout to 10s."),
+        # A change the owner only wonders about changes nothing yet.
+        ("I raised pool_size from 8 to 20.", "Not sure if we should set pool_size to 12."),
+    ],
+)
+def test_a_setting_said_again_does_not_retire_a_finding_another_setting_or_by_a_maybe(
+    earlier: str, later: str
+) -> None:
+    result = run(
+        Message("u0", "user", "The service times out under load, have a look."),
+        Message("a1", "assistant", earlier),
+        Message("u1", "user", later),
+    )
+    assert not retired(result, earlier)

@@ -212,6 +212,10 @@ def link(drafts: Sequence[Draft]) -> None:
             continue
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
+        # "maxRetries 设 3" after "把 maxRetries 从 16 调到 5": the setting both name.
+        if _changes_setting(low):
+            for old in _reset(new, low, recent):
+                _retire(old, new)
         if pending and reports[index][0]:
             window = pending[bisect_left(pending, far_start) : bisect_left(pending, index)]
             open_reports = [(memory[n], reports[n][1]) for n in window]
@@ -476,6 +480,172 @@ def _retire_values(new: Draft, earlier: Sequence[Draft]) -> bool:
                 _retire(old, new)
                 retired = True
     return retired
+
+
+# A named setting given a value: "maxRetries 设 3", "worker 并发从 2 调到 8", "set
+# batch_size to 512", "pool_size from 16 to 8", "shard_count = 4". The key is the word or
+# the run of Chinese characters just before the cue (with the word before it, which
+# qualifies it: "read timeout", "worker 并发"); the value is the number after the cue.
+_SETTING_CUE = (
+    r"(?:改成|改为|改到|设为|设成|设置为|设置成|设|调到|调成|调为|降到|升到|提到|扩到|缩到|定为)"
+)
+
+
+# A Chinese key holds no character of a cue: "从", "改", "设", "调", "把".
+_KEY_CJK = r"(?![从改设调把将到成为是的])[\u4e00-\u9fff]"
+
+
+def _key(n: int) -> str:
+    """The key of a setting and the word qualifying it, in groups numbered ``n``: one
+    pattern holds each group name once."""
+    return (
+        rf"(?:(?P<qualifier{n}>[a-z][\w.-]{{2,}}|[\u4e00-\u9fff]{{2,4}})\s+)?"
+        rf"(?P<key{n}>(?<![\w.-])[a-z_][\w.-]{{2,}}|(?:{_KEY_CJK}){{2,6}})"
+    )
+
+
+def _value(n: int) -> str:
+    return rf"(?P<value{n}>\d{{4}}-\d{{2}}-\d{{2}}|%?\d+(?:\.\d+)?(?:\s?(?:[a-z]{{1,8}}|%|[\u4e00-\u9fff]))?)"
+
+
+# Where a setting is changed: a cue and the number it sets ("调到 5", "to 8"), looked for
+# before the key that comes ahead of it, which every word of a text could start. Two
+# searches that each start with a literal are a tenth of the cost of one alternation (or
+# of a token gate): most statements hold neither.
+_CUE_NUMBER = re.compile(rf"{_SETTING_CUE}\s*[~≈约]?\s*%?\d")
+_TO_NUMBER = re.compile(r"to\s+[~≈]?%?\d")
+
+
+def _changes_setting(low: str) -> bool:
+    return bool(_TO_NUMBER.search(low) or _CUE_NUMBER.search(low))
+
+
+def _changes(low: str) -> Iterator[re.Match[str]]:
+    """``_CHANGE``'s matches in ``low``, looked for only around each cue: a long text
+    holds a cue or two, and every word of it could start a key."""
+    end = 0
+    for cue in (*_TO_NUMBER.finditer(low), *_CUE_NUMBER.finditer(low)):
+        for match in _CHANGE.finditer(low, max(end, cue.start() - 60), cue.end() + 40):
+            if match.start() <= cue.start() < match.end():
+                end = match.end()
+                yield match
+
+
+_CHANGE = re.compile(
+    # "maxRetries 设 3", "并发从 2 调到 8", "pool_size = 8": the key, then its cue.
+    rf"{_key(1)}\s*(?:从\s*[^\s，,。；;]{{0,8}}?\s*\d+(?:\.\d+)?\s*[a-z\u4e00-\u9fff]?\s*)?"
+    rf"{_SETTING_CUE}\s*[~≈约]?\s*{_value(1)}|"
+    # "set the pool size to 8", "bump batch_size from 256 to 512", "lower the bound to 3".
+    r"\b(?:set|change|bump|raise|lower|increase|reduce|decrease|move|cut|throttle|cap)\s+"
+    rf"(?:the\s+|our\s+|its\s+)?{_key(2)}\s+(?:from\s+\S+\s+)?to\s+[~≈]?{_value(2)}|"
+    # "pool_size from 16 to 8".
+    rf"{_key(3)}\s+from\s+\S+\s+to\s+{_value(3)}"
+)
+# How an earlier statement may have given the setting, besides a change of it: the key
+# and its value side by side ("throttle %8", "batch_size 256", "timeout: 30s").
+_SETTING_SAID = re.compile(rf"{_key(5)}\s*(?:[:=]|\bof\b|\bis\b|\bat\b)?\s*{_value(5)}")
+# A change that is not made: "don't set", "不要改成", "if we set", "或者调到".
+_UNSET = re.compile(
+    r"\b(?:don'?t|do not|never|not|if|or|either|whether|could|would)\b|不要|别|不用|如果|或者|要是"
+)
+# Words before a number that name no setting, and the verbs that set one.
+_SETTING_NOT_KEY = frozenset(
+    re.findall(
+        r"\w+",
+        "also then just still back down from set change bump raise lower increase reduce "
+        "decrease move cut throttle cap",
+    )
+)
+
+
+def _setting(match: re.Match[str]) -> tuple[str, str, str] | None:
+    """The (qualifier, key, value) a ``_CHANGE`` or ``_SETTING_SAID`` match gives, or None
+    when its key is a word that names nothing ("also", "然后")."""
+    n = next(n for n in (1, 2, 3, 5) if match.groupdict().get(f"key{n}"))
+    key, value = match[f"key{n}"], match[f"value{n}"]
+    qualifier = match.groupdict().get(f"qualifier{n}") or ""
+    if _CJK.match(key):
+        key = _FILLER_LEAD.sub("", key).lstrip("".join(_CJK_FUNCTION))
+        if len(key) < 2 or key[-2:] in _FILLER_ZH:
+            return None
+    elif key in _STOP or key in _NOT_KEYS or key in _SETTING_NOT_KEY:
+        return None
+    if qualifier in _STOP or qualifier in _NOT_KEYS or qualifier in _SETTING_NOT_KEY:
+        qualifier = ""
+    return qualifier, key, value
+
+
+@lru_cache(maxsize=_CACHE)
+def _settings_said(text: str, *, stated: bool) -> tuple[tuple[str, str, str], ...]:
+    """The settings ``text`` changes ("调到 5", "set … to 5") and, if ``stated``, those it
+    states side by side with their value ("throttle %8")."""
+    low = text.casefold()
+    found = [_setting(m) for m in _changes(low)]
+    if stated:
+        found += [_setting(m) for m in _SETTING_SAID.finditer(low)]
+    return tuple(s for s in found if s is not None)
+
+
+def _same_key(mine: tuple[str, str, str], theirs: tuple[str, str, str]) -> bool:
+    """One setting: the same key (a Chinese one may be said with fewer characters), and no
+    two different words qualifying it ("read timeout" and "connect timeout")."""
+    (q1, k1, _), (q2, k2, _) = mine, theirs
+    if k1 != k2 and not (_CJK.match(k1) and (k1.endswith(k2) or k2.endswith(k1))):
+        return False
+    return not (q1 and q2 and q1 != q2)
+
+
+def _other_value(mine: str, theirs: str) -> bool:
+    """Whether two values of one setting differ: in a dimension both measure, else as bare
+    numbers ("5 次" and "3")."""
+    a, b = _values(mine), _values(theirs)
+    shared = a.keys() & b.keys()
+    if shared:
+        return any(a[dim][0] != b[dim][0] for dim in shared)
+    x, y = _ANY_NUMBER.search(mine), _ANY_NUMBER.search(theirs)
+    return x is not None and y is not None and float(x[0]) != float(y[0])
+
+
+def _reset(new: Draft, low: str, recent: Sequence[Draft]) -> list[Draft]:
+    """The earlier statements in reach that give a setting ``new`` (``low``: its text,
+    casefolded) gives another value: "maxRetries 设 3" retires "把 maxRetries 从 16 调到
+    5", whoever said it. The shared key is what ties them; a new value alone ties
+    nothing. The assistant's change retires only its own statements."""
+    mine = []
+    for match in _changes(low):
+        setting = _setting(match)
+        if setting is not None and not _UNSET.search(_clause_before(low, match.start())):
+            mine.append(setting)
+    if not mine:
+        return []
+    out = []
+    for old in reversed(recent):
+        if old.superseded_by is not None or old.kind not in _REPLACEABLE:
+            continue
+        if new.turn - old.turn > COUNT_REACH:
+            break
+        if not may_retire(new.role, old.role) or (new.role == "assistant" and old.role == "user"):
+            continue
+        if old.role == "user" and old.kind in ("constraint", "goal"):
+            continue
+        text = old.text.casefold()
+        for setting in mine:
+            if setting[1] in text and any(
+                _same_key(setting, theirs) and _other_value(setting[2], theirs[2])
+                # What the assistant found ("SESSION_TTL is 300 seconds") stays found;
+                # what it set ("并发从 2 调到 8") is set again. The owner's word stands
+                # either way ("每块 4K").
+                for theirs in _settings_said(old.text, stated=old.role == "user")
+            ):
+                out.append(old)
+                break
+    return out
+
+
+def _clause_before(low: str, at: int) -> str:
+    """The text of the clause ``at`` is in, up to ``at``."""
+    start = max(low.rfind(mark, 0, at) for mark in ",;:，；：。.!?！？\n")
+    return low[start + 1 : at]
 
 
 class _Reach:
