@@ -2082,3 +2082,37 @@ def test_a_setting_said_again_does_not_retire_a_finding_another_setting_or_by_a_
         Message("u1", "user", later),
     )
     assert not retired(result, earlier)
+
+
+def test_a_package_pinned_to_another_version_retires_the_earlier_pin() -> None:
+    first = "pin numpy==1.24.0 and scipy==1.10.1, the versions from the paper"
+    result = run(
+        Message("u0", "user", "Package the artifact so reviewers can rerun Table 2."),
+        Message("a1", "assistant", f"Plan:\n- {first}\n- add a make target"),
+        Message(
+            "a2",
+            "assistant",
+            "numpy 1.24 has no wheels for Python 3.13. "
+            "I will pin numpy==2.1.3 with scipy==1.14.1 instead.",
+        ),
+    )
+    assert only(result, first).superseded_by == (
+        only(result, "I will pin numpy==2.1.3 with scipy==1.14.1 instead.").id
+    )
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Pin requests==2.32.3 in the lockfile.",
+        "If we pin requests==2.32.3 the old client breaks.",
+    ],
+)
+def test_a_pin_does_not_retire_the_version_the_assistant_found_installed(later: str) -> None:
+    found = "The lockfile has requests==2.31.0 and urllib3==1.26.18."
+    result = run(
+        Message("u0", "user", "Why does the upload client time out?"),
+        Message("a1", "assistant", found),
+        Message("u1", "user", later),
+    )
+    assert not retired(result, found)

@@ -516,8 +516,31 @@ _CUE_NUMBER = re.compile(rf"{_SETTING_CUE}\s*[~≈约]?\s*%?\d")
 _TO_NUMBER = re.compile(r"to\s+[~≈]?%?\d")
 
 
+# "pin torch==2.1.0": a version a package is pinned to is a setting too, where the clause
+# says it is set ("pin", "install", "upgrade to"), not where it tells what is installed.
+_PIN = re.compile(r"(?<![\w.-])([a-z_][\w.-]*)==(\d[\w.]*)")
+_PIN_VERB = re.compile(
+    r"\b(?:pin|pins|pinned|pinning|install|bump|upgrade|downgrade)\b|锁定|固定|升级|降级"
+)
+
+
 def _changes_setting(low: str) -> bool:
-    return bool(_TO_NUMBER.search(low) or _CUE_NUMBER.search(low))
+    return bool(_TO_NUMBER.search(low) or _CUE_NUMBER.search(low) or "==" in low)
+
+
+def _changed(low: str) -> list[tuple[str, str, str]]:
+    """The settings ``low`` changes: (qualifier, key, value), the ones a clause only
+    wonders about or turns down left out ("if we set", "不要改成")."""
+    out = []
+    for match in _changes(low):
+        setting = _setting(match)
+        if setting is not None and not _UNSET.search(_clause_before(low, match.start())):
+            out.append(setting)
+    for pin in _PIN.finditer(low) if "==" in low else ():
+        clause = _clause_before(low, pin.start())
+        if _PIN_VERB.search(clause) and not _UNSET.search(clause):
+            out.append(("", pin[1], pin[2].rstrip(".")))
+    return out
 
 
 def _changes(low: str) -> Iterator[re.Match[str]]:
@@ -580,10 +603,10 @@ def _settings_said(text: str, *, stated: bool) -> tuple[tuple[str, str, str], ..
     """The settings ``text`` changes ("调到 5", "set … to 5") and, if ``stated``, those it
     states side by side with their value ("throttle %8")."""
     low = text.casefold()
-    found = [_setting(m) for m in _changes(low)]
+    found = _changed(low)
     if stated:
-        found += [_setting(m) for m in _SETTING_SAID.finditer(low)]
-    return tuple(s for s in found if s is not None)
+        found += [s for m in _SETTING_SAID.finditer(low) if (s := _setting(m)) is not None]
+    return tuple(found)
 
 
 def _same_key(mine: tuple[str, str, str], theirs: tuple[str, str, str]) -> bool:
@@ -603,7 +626,12 @@ def _other_value(mine: str, theirs: str) -> bool:
     if shared:
         return any(a[dim][0] != b[dim][0] for dim in shared)
     x, y = _ANY_NUMBER.search(mine), _ANY_NUMBER.search(theirs)
-    return x is not None and y is not None and float(x[0]) != float(y[0])
+    return x is not None and y is not None and _number(x[0]) != _number(y[0])
+
+
+def _number(text: str) -> tuple[float, ...]:
+    """A number or a version ("2.1.0") as one value to compare."""
+    return tuple(float(part) for part in text.split("."))
 
 
 def _reset(new: Draft, low: str, recent: Sequence[Draft]) -> list[Draft]:
@@ -611,11 +639,7 @@ def _reset(new: Draft, low: str, recent: Sequence[Draft]) -> list[Draft]:
     casefolded) gives another value: "maxRetries 设 3" retires "把 maxRetries 从 16 调到
     5", whoever said it. The shared key is what ties them; a new value alone ties
     nothing. The assistant's change retires only its own statements."""
-    mine = []
-    for match in _changes(low):
-        setting = _setting(match)
-        if setting is not None and not _UNSET.search(_clause_before(low, match.start())):
-            mine.append(setting)
+    mine = _changed(low)
     if not mine:
         return []
     out = []
