@@ -2069,6 +2069,8 @@ def test_the_assistant_setting_its_own_value_again_retires_its_earlier_change() 
         ("MAX_CONN is 50 in settings.py.", "Set MAX_CONN to 80 for the load test."),
         # Two settings that share their last word: the word before tells them apart.
         ("I changed the read timeout from 3s to 5s.", "Set the write timeout to 10s."),
+        # The same setting of two services.
+        ("支付服务的连接池大小设 20。", "账单服务的连接池大小设 10。"),
         # A change the owner only wonders about changes nothing yet.
         ("I raised pool_size from 8 to 20.", "Not sure if we should set pool_size to 12."),
     ],

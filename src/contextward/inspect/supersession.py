@@ -571,6 +571,7 @@ _SETTING_SAID = re.compile(rf"{_key(5)}\s*(?:[:=]|\bof\b|\bis\b|\bat\b)?\s*{_val
 _UNSET = re.compile(
     r"\b(?:don'?t|do not|never|not|if|or|either|whether|could|would)\b|不要|别|不用|如果|或者|要是"
 )
+_CJK_BEFORE = re.compile(r"[\u4e00-\u9fff]+$")
 # Words before a number that name no setting, and the verbs that set one.
 _SETTING_NOT_KEY = frozenset(
     re.findall(
@@ -591,6 +592,11 @@ def _setting(match: re.Match[str]) -> tuple[str, str, str] | None:
         key = _FILLER_LEAD.sub("", key).lstrip("".join(_CJK_FUNCTION))
         if len(key) < 2 or key[-2:] in _FILLER_ZH:
             return None
+        # "订单服务的线程池核心线程数设 16": the whole run names the setting, which a
+        # later change may name shorter ("核心线程数改成 8"), never otherwise.
+        run = _CJK_BEFORE.search(match.string, 0, match.start(f"key{n}"))
+        if run:
+            key = "".join(c for c in run[0] if c not in _CJK_FUNCTION) + key
     elif key in _STOP or key in _NOT_KEYS or key in _SETTING_NOT_KEY:
         return None
     if qualifier in _STOP or qualifier in _NOT_KEYS or qualifier in _SETTING_NOT_KEY:
