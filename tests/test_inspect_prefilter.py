@@ -286,3 +286,59 @@ def test_a_short_inspection_reads_no_cue_tokens_and_a_long_one_does() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["True", "False"]
+
+
+# Pieces of statements whose words (``supersession._words``) are made in every way: stems,
+# hyphens and slashes, Chinese pairs, acronyms, two runs of letters read as one word, and
+# the replacing cues that are cut out before the words are read.
+_STATEMENT_PIECES = [
+    *"abcdefgxyz0123 .,-/'`\n：，。",
+    *(
+        "roll back ",
+        "rollback ",
+        "set up ",
+        "scale-up ",
+        "us-east-1 ",
+        "/internal/admin ",
+        "config.yaml ",
+        "a database ",
+        "data base ",
+        "deciding ",
+        "decided ",
+        "instead ",
+        "switched to ",
+        ", not redis",
+        "PG ",
+        "UI ",
+        "缓存服务",
+        "改成",
+        "一遍",
+        "the ",
+        "every ",
+        "r1 ",
+    ),
+]
+_STATEMENT = st.lists(st.sampled_from(_STATEMENT_PIECES), max_size=16).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(new=_STATEMENT, old=_STATEMENT)
+def test_the_words_a_statement_may_share_are_never_fewer_than_it_shares(new: str, old: str) -> None:
+    # A statement is passed over unread when this bound says it cannot share enough: the
+    # bound must never be below what reading its words finds.
+    words = supersession._words(new)
+    assert supersession._sharable(words, old) >= len(words & supersession._words(old))
+
+
+def test_the_bound_reads_words_the_text_does_not_spell() -> None:
+    words = supersession._words
+    # Two runs of letters read as one word, a hyphen dropped, an acronym, a cue cut out.
+    for new, old in [
+        ("the rollback job", "Roll back the job"),
+        ("the scaleup", "the scale-up plan"),
+        ("use PG", "PG is fine"),
+        ("postgresmysql", "postgres instead mysql"),
+    ]:
+        assert words(new) & words(old)
+        assert supersession._sharable(words(new), old) >= len(words(new) & words(old))
+    assert supersession._sharable(words("the export reads invoices"), "Deploy on Fridays.") == 0

@@ -1354,6 +1354,8 @@ def _repointed(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             or not may_retire(new.role, old.role)
         ):
             continue
+        if _sharable(words, old.text) < wanted:
+            continue  # it cannot name the thing: its words are not read
         have = _words(old.text)
         # "python:3.12-slim" does not name "cgr.dev/chainguard/python": the whole value must.
         if (
@@ -2287,7 +2289,7 @@ def _answered(new: Draft, earlier: list[Draft]) -> Draft | None:
             continue
         if old.kind == "decision":
             return old
-        if old.kind in ("fact", "state"):
+        if old.kind in ("fact", "state") and _sharable(words, old.text) > best_score:
             score = len(words & _words(old.text))
             if score > best_score:
                 best, best_score = old, score
@@ -2343,11 +2345,14 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
         trial = own and old.role == "user" and bool(_TRIAL.search(old.text.casefold()))
         if (old.role != "assistant" and not trial) or old.kind not in ("decision", "fact"):
             continue
-        shared = len(named & _words(old.text))
         # "Then Algolia is out": a name its own plan gave is enough; two common words
         # are needed otherwise.
         own_name = own and bool(names & _names(old.text))
-        if shared < (1 if (gap <= ADJACENT and not own) or own_name else 2):
+        needed = 1 if (gap <= ADJACENT and not own) or own_name else 2
+        if _sharable(named, old.text) < needed:
+            continue  # its words are not read
+        shared = len(named & _words(old.text))
+        if shared < needed:
             continue
         plan = old.kind == "decision" or bool(_PLAN.search(old.text.casefold()))
         if own and not plan:
@@ -2414,19 +2419,43 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
             if _restates(new, old):
                 continue  # passed over, as below: the reach ends at the next one
             break
+        # What a correction overrides is usually a directive or a decision, not a finding.
+        bonus = new.kind == "correction" and (old.role == "user" or old.kind == "decision")
+        if _sharable(words, old.text) + bonus <= best_score:
+            # It cannot share more words than the closest so far: its words, the costliest
+            # thing read here, are not read (most statements in reach share one or none).
+            continue
         score = len(words & _words(old.text))
         if old.kind == "todo" and score < 2 and not _swaps_name(new, old):
             # Open work is retired only by a correction clearly about it, or one that
             # swaps the name in it ("Actually deploy to eu-west-1 instead.").
             continue
-        if score and new.kind == "correction" and (old.role == "user" or old.kind == "decision"):
-            # What a correction overrides is usually a directive or a decision, not a finding.
+        if score and bonus:
             score += 1
         # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条": what it says
         # again is passed over (its values are read only for what would be the closest).
         if score > best_score and not _restates(new, old):
             best, best_score = old, score
     return best
+
+
+def _sharable(words: frozenset[str], text: str) -> int:
+    """At most how many of ``words`` the words of ``text`` (``_words``) hold, told from
+    the text alone, at a third of the cost of reading its words: each of them is part of
+    the text (a stem, a part, a Chinese pair, an acronym), or of the text without its
+    hyphens ("scaleup" of "scale-up"), or two runs of ASCII letters put together
+    ("rollback" of "roll back"), the longer of which holds the word's first or last half.
+    """
+    folded = text.casefold()
+    joined = folded.replace("-", "") if "-" in folded else folded
+    count = 0
+    for word in words:
+        if word in folded or word in joined:
+            count += 1
+        elif len(word) > 5 and word.isalpha() and word.isascii():
+            half = len(word) // 2
+            count += word[: len(word) - half] in folded or word[half:] in folded
+    return count
 
 
 def _swaps_name(new: Draft, old: Draft) -> bool:
