@@ -8,9 +8,11 @@ finds on any other copy of it.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -342,3 +344,29 @@ def test_the_bound_reads_words_the_text_does_not_spell() -> None:
         assert words(new) & words(old)
         assert supersession._sharable(words(new), old) >= len(words(new) & words(old))
     assert supersession._sharable(words("the export reads invoices"), "Deploy on Fridays.") == 0
+
+
+def test_a_large_transcript_file_reads_the_cue_tokens_before_its_first_unit(
+    tmp_path: Path,
+) -> None:
+    # A file of megabytes holds thousands of units: its first 2,000 are focused too. Bytes
+    # of unknown length (a pipe, a buffer) are read as before.
+    path = tmp_path / "session.json"
+    path.write_text(
+        json.dumps([{"id": "m0", "role": "user", "content": "Use Redis for the cache."}])
+    )
+    code = (
+        "import io, sys\n"
+        "from contextward.inspect import inspect_stream, inspector, lexicon\n"
+        "inspector.FOCUS_FROM_BYTES = 10\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "inspect_stream(io.BytesIO(data))\n"
+        "buffered = bool(lexicon._unread)\n"
+        "with open(sys.argv[1], 'rb') as f:\n"
+        "    inspect_stream(f)\n"
+        "print(buffered, bool(lexicon._unread))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["True", "False"]
