@@ -370,3 +370,14 @@ def test_a_large_transcript_file_reads_the_cue_tokens_before_its_first_unit(
         [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out == ["True", "False"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text() | _TEXT)
+def test_the_focused_text_holds_the_parts_of_every_token_prefilter_finds(text: str) -> None:
+    # ``focus`` finds a text's tokens its own faster way: it must find the same ones, or a
+    # cue whose token it missed would be skipped where it matches.
+    bits = lexicon._ANY
+    for token in prefilter.tokens(text):
+        bits |= lexicon._NEEDED_BY.get(token, 0)
+    assert lexicon._live(text) == bits

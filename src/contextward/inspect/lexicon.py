@@ -10,7 +10,8 @@ role and position; nothing here looks at roles.
 from __future__ import annotations
 
 import re
-from itertools import chain, repeat
+from functools import reduce
+from operator import or_
 
 from . import prefilter
 
@@ -41,28 +42,41 @@ def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-#: The text being classified and the keys of the patterns it may hold (``focus``),
-#: replaced whole.
-_focused: list[tuple[str, frozenset[int]]] = [("", frozenset())]
+#: Every pattern part has a bit: the parts a text may hold are the bits of an int (``live``).
+#: A part that needs no token has ``_ANY``, which every text holds; a text not focused
+#: holds every bit (``_ALL``), so there every part is tried.
+_ANY = 1
+_ALL = -1
+#: The text being classified and the bits of the parts it may hold (``focus``), replaced
+#: whole.
+_focused: list[tuple[str, int]] = [("", _ALL)]
 #: Cues whose needed tokens are not read yet: read on the first ``focus``, not on import.
 _unread: list[_Cue | _Gated] = []
-#: Each token, and the keys of the patterns that need it (``_key``): the patterns a text
-#: may hold are found with one look-up per token it holds, not one test per pattern.
-_NEEDED_BY: dict[str, tuple[int, ...]] = {}
-#: The tokens each key's pattern needs, by key.
-_keys: list[frozenset[str]] = []
+#: Each token, and the bits of the parts that need it (``_bit``): the parts a text may
+#: hold are found with one look-up per token it holds, not one test per part.
+_NEEDED_BY: dict[str, int] = {}
+#: The tokens that are one character (a Chinese character, a capital) and not the head of
+#: a lowercase run: a text's are found by one set intersection.
+_CHARS: set[str] = set()
+#: A run of lowercase letters, its head (its first ``prefilter.HEAD`` letters) grouped:
+#: ``prefilter.tokens`` without the one-character tokens, and without a look-behind tried
+#: at every letter.
+_HEADS = re.compile(rf"([a-z]{{1,{prefilter.HEAD}}})[a-z]*")
+_bits = [_ANY]  # the last bit given
 
 
-def _key(needs: frozenset[str] | None) -> int | None:
-    """A pattern's key in ``_NEEDED_BY``, which lists it under each token it needs; None
-    when it needs none (tried on any text)."""
+def _bit(needs: frozenset[str] | None) -> int:
+    """A part's bit, set in ``_NEEDED_BY`` under each token it needs; ``_ANY`` when it
+    needs none (tried on any text)."""
     if needs is None:
-        return None
-    key = len(_keys)
-    _keys.append(needs)
+        return _ANY
+    _bits[0] <<= 1
+    bit = _bits[0]
     for token in needs:
-        _NEEDED_BY[token] = (*_NEEDED_BY.get(token, ()), key)
-    return key
+        _NEEDED_BY[token] = _NEEDED_BY.get(token, 0) | bit
+        if not _HEADS.fullmatch(token):
+            _CHARS.add(token)
+    return bit
 
 
 #: How many units are classified before the cues' needed tokens are read: reading them
@@ -88,8 +102,15 @@ def focus(low: str) -> None:
         if _unfocused[0] <= FOCUS_AFTER:
             return  # every cue is searched: the same matches, without the fixed cost
         prepare()
-    tokens = prefilter.tokens(low)
-    _focused[0] = (low, frozenset(chain.from_iterable(map(_NEEDED_BY.get, tokens, repeat(())))))
+    _focused[0] = (low, _live(low))
+
+
+def _live(text: str) -> int:
+    """The bits of the parts ``text`` may hold: those of the tokens it holds."""
+    tokens = _HEADS.findall(text)
+    if not (text.isascii() and text.islower()):  # it may hold a capital or a Chinese character
+        tokens += _CHARS.intersection(text)
+    return reduce(or_, map(_NEEDED_BY.__getitem__, _NEEDED_BY.keys() & tokens), _ANY)
 
 
 class _Cue:
@@ -105,10 +126,10 @@ class _Cue:
 
     __slots__ = (
         "_chinese",
-        "_chinese_key",
+        "_chinese_bit",
         "_chinese_needs",
         "_latin",
-        "_latin_key",
+        "_latin_bit",
         "_latin_needs",
         "_whole",
     )
@@ -119,47 +140,40 @@ class _Cue:
         self._whole = _re(f"{latin}|{chinese}")
         self._latin_needs: frozenset[str] | None = None  # None: tried on any text
         self._chinese_needs: frozenset[str] | None = None
-        self._latin_key: int | None = None  # the parts' keys in ``_NEEDED_BY``
-        self._chinese_key: int | None = None
+        self._latin_bit = _ANY  # the parts' bits (``_bit``)
+        self._chinese_bit = _ANY
         _unread.append(self)
 
     def read_needs(self) -> None:
         self._latin_needs = prefilter.needs(self._latin)
         self._chinese_needs = prefilter.needs(self._chinese)
-        self._latin_key = _key(self._latin_needs)
-        self._chinese_key = _key(self._chinese_needs)
+        self._latin_bit = _bit(self._latin_needs)
+        self._chinese_bit = _bit(self._chinese_needs)
 
     def search(self, text: str) -> re.Match[str] | None:
-        focused = _focused[0]  # one read: another thread may focus another text
-        if focused[0] is not text:
-            found = self._latin.search(text)
-            if found is None and not text.isascii():
-                return self._chinese.search(text)
-            return found
-        live = focused[1]
-        key = self._latin_key
-        if key is None or key in live:
+        focused, live = _focused[0]  # one read: another thread may focus another text
+        if focused is not text:
+            live = _ALL
+        if live & self._latin_bit:
             found = self._latin.search(text)
             if found is not None:
                 return found
-        if text.isascii():
+        if text.isascii() or not live & self._chinese_bit:
             return None
-        key = self._chinese_key
-        return self._chinese.search(text) if key is None or key in live else None
+        return self._chinese.search(text)
 
     def match(self, text: str) -> re.Match[str] | None:
         # A match is a search's match too: what a search needs, a match needs.
-        focused = _focused[0]
-        live = focused[1] if focused[0] is text else None
-        found = None
-        key = self._latin_key
-        if live is None or key is None or key in live:
+        focused, live = _focused[0]
+        if focused is not text:
+            live = _ALL
+        if live & self._latin_bit:
             found = self._latin.match(text)
-        if found is None and not text.isascii():
-            key = self._chinese_key
-            if live is None or key is None or key in live:
-                return self._chinese.match(text)
-        return found
+            if found is not None:
+                return found
+        if text.isascii() or not live & self._chinese_bit:
+            return None
+        return self._chinese.match(text)
 
     def sub(self, repl: str, text: str) -> str:
         # ASCII text holds no match of the Chinese part: the Latin part replaces alike.
@@ -169,34 +183,33 @@ class _Cue:
 class _Gated:
     """A pattern not tried on the focused text when it lacks every token the pattern needs."""
 
-    __slots__ = ("_match_key", "_needs_key", "_pattern")
+    __slots__ = ("_match_bit", "_needs_bit", "_pattern")
 
     def __init__(self, pattern: str) -> None:
         self._pattern = _re(pattern)
-        # Keys in ``_NEEDED_BY`` of what a match needs; None: tried on any text.
-        self._needs_key: int | None = None
-        self._match_key: int | None = None
+        # Bits (``_bit``) of what a match needs, searched for or matched at the start.
+        self._needs_bit = _ANY
+        self._match_bit = _ANY
         _unread.append(self)
 
     def read_needs(self) -> None:
-        self._needs_key = _key(prefilter.needs(self._pattern))
-        self._match_key = _key(prefilter.needs(self._pattern, anchored=True))
+        self._needs_bit = _bit(prefilter.needs(self._pattern))
+        self._match_bit = _bit(prefilter.needs(self._pattern, anchored=True))
 
     def excludes(self, text: str) -> bool:
         """Whether ``text``, focused, lacks every token a match needs (``match`` or ``search``)."""
-        focused = _focused[0]
-        key = self._needs_key
-        return focused[0] is text and key is not None and key not in focused[1]
+        focused, live = _focused[0]
+        return focused is text and not live & self._needs_bit
 
     def search(self, text: str) -> re.Match[str] | None:
-        if self.excludes(text):
+        focused, live = _focused[0]
+        if focused is text and not live & self._needs_bit:
             return None
         return self._pattern.search(text)
 
     def match(self, text: str) -> re.Match[str] | None:
-        focused = _focused[0]
-        key = self._match_key
-        if focused[0] is text and key is not None and key not in focused[1]:
+        focused, live = _focused[0]
+        if focused is text and not live & self._match_bit:
             return None
         return self._pattern.match(text)
 
