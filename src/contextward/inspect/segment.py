@@ -35,9 +35,11 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 _EN_END = re.compile(r"[.!?][\"')\]]*[ \t\n]+(?=[\"'(\[`*_A-Za-z0-9\u4e00-\u9fff])")
 # An ASCII "!" or "?" ends a sentence with no space after it only in CJK text ("好的!下一步");
 # elsewhere it is inside a URL ("/cb?redirect=…") or a password ("Zebra!Plum42").
-_CJK_END = re.compile(r"(?:(?<=[。！？])|(?<=[\u3000-\u9fff\uff00-\uffef][!?]))[”」』）)]*[ \t]*")
-#: What a text without any of these holds no ``_CJK_END`` of: it is not searched.
-_CJK_MARKS = ("。", "！", "？", "!", "?")
+# The end mark is matched first, then looked behind for: re skips ahead to the marks instead
+# of looking behind at every position. A sentence ends one past the match's start.
+_CJK_END = re.compile(
+    r"[。！？!?](?:(?<=[。！？])|(?<=[\u3000-\u9fff\uff00-\uffef][!?]))[”」』）)]*[ \t]*"
+)
 # A URL is never cut, whatever it holds ("postgres://admin:Pa?ss@db", "…?a=1. b").
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>\"'`]+", re.I)
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|Mr|Mrs|Dr|No|Fig|al)|\b[A-Z])\.$")
@@ -66,6 +68,7 @@ _AND_DIRECTIVE = re.compile(
     re.I,
 )
 _LEADING_JOINER = re.compile(r"^(?:and|also|plus)[, ]+(?=\S)", re.I)
+_JOINER_STARTS = "aApP"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +166,9 @@ def _sentences(text: str, out: list[Unit]) -> None:
         else:
             merged.append(piece)
     for piece in merged:
-        trimmed = _LEADING_JOINER.sub("", piece, count=1).strip()
+        # Only a piece that starts as a joiner does ("And", "also", "plus") is searched.
+        bare = _LEADING_JOINER.sub("", piece, count=1) if piece[:1] in _JOINER_STARTS else piece
+        trimmed = bare.strip()
         if trimmed:
             out.append(Unit(trimmed))
 
@@ -183,10 +188,10 @@ def _split(text: str) -> list[str]:
             continue  # "SELECT ... FOR UPDATE": an ellipsis inside the sentence
         cuts.append(at)
     # A Chinese sentence end follows a Chinese character, which ASCII text lacks.
-    if not text.isascii() and any(mark in text for mark in _CJK_MARKS):
+    if not text.isascii():
         for match in _CJK_END.finditer(text):
             at = match.end()
-            if at < len(text) and not any(a < match.start() < b for a, b in protected):
+            if at < len(text) and not any(a < match.start() + 1 < b for a, b in protected):
                 cuts.append(at)
     for match in _AND_DIRECTIVE.finditer(text):
         if not any(a < match.start(1) < b for a, b in protected):
