@@ -7,6 +7,7 @@ character that ASCII text lacks; these tests pin it for every cue there is.
 
 from __future__ import annotations
 
+import re
 from re._constants import BRANCH, IN, LITERAL, MAX_REPEAT, MIN_REPEAT, RANGE, SUBPATTERN
 from re._parser import parse
 from typing import Any
@@ -116,9 +117,9 @@ def test_the_proof_catches_a_latin_alternative_among_the_chinese() -> None:
 @given(text=_TEXT)
 def test_a_split_cue_finds_what_its_whole_alternation_finds(name: str, text: str) -> None:
     cue = CUES[name]
-    assert (cue.search(text) is None) == (cue._whole.search(text) is None)
-    assert (cue.match(text) is None) == (cue._whole.match(text) is None)
-    assert cue.sub(" ", text) == cue._whole.sub(" ", text)
+    assert (cue.search(text) is None) == (cue.whole().search(text) is None)
+    assert (cue.match(text) is None) == (cue.whole().match(text) is None)
+    assert cue.sub(" ", text) == cue.whole().sub(" ", text)
 
 
 def test_examples_in_both_scripts() -> None:
@@ -129,3 +130,62 @@ def test_examples_in_both_scripts() -> None:
     assert lexicon.CONSTRAINT.search("以后一律用英文写提交信息")
     assert lexicon.SUPERSEDE.sub(" ", "use redis instead") == "use redis  "
     assert lexicon.SUPERSEDE.sub(" ", "改用 redis") == "  redis"
+
+
+def test_the_characters_a_match_starts_with_are_read_from_the_pattern() -> None:
+    starts = lexicon._first_characters
+    assert starts(r"\b(?:decided|chose)\b") == {(ord("d"), ord("d")), (ord("c"), ord("c"))}
+    assert starts(r"\b(?:[a-c]x|y)|z") == {(ord("a"), ord("c")), (ord("y"),) * 2, (ord("z"),) * 2}
+    # A match that may start anywhere, or be empty, tells nothing.
+    assert starts(r"\b\w+ only") is None
+    assert starts(r"\b(?:a)?b") is None
+    assert starts(r"\b(?=x)x") is None
+    # re skips ahead by a literal or a class itself: no look-ahead is added.
+    assert starts(r"改用|换成") is None
+    assert starts(r"[,;]\s*and") is None
+
+
+def _plain(pattern: str) -> str:
+    """A cue part's pattern without the look-ahead ``_scanned`` put before it."""
+    return pattern[pattern.index("])(?:") + 5 : -1] if pattern.startswith("(?=[") else pattern
+
+
+@pytest.mark.parametrize("name", sorted(CUES))
+@settings(max_examples=200, deadline=None)
+@given(text=_TEXT)
+def test_a_part_behind_its_look_ahead_finds_what_it_finds_without(name: str, text: str) -> None:
+    for part in (CUES[name]._latin, CUES[name]._chinese):
+        plain = re.compile(_plain(part.pattern))
+        assert _span(part.search(text)) == _span(plain.search(text))
+        assert _span(part.match(text)) == _span(plain.match(text))
+
+
+def test_the_look_ahead_is_put_before_the_parts_that_start_with_a_word_boundary() -> None:
+    assert lexicon.FACT._latin.pattern.startswith("(?=[")
+    assert not lexicon.SUPERSEDE._chinese.pattern.startswith("(?=[")  # re skips ahead itself
+
+
+def _span(match: re.Match[str] | None) -> tuple[int, int] | None:
+    return match.span() if match is not None else None
+
+
+def test_every_part_finds_on_every_labelled_line_what_it_finds_without_its_look_ahead() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "bench" / "data" / "inspect"
+    lines = {
+        line.strip().casefold()
+        for path in sorted(root.rglob("*.txt"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    assert len(lines) > 10_000
+    parts = [part for cue in CUES.values() for part in (cue._latin, cue._chinese)]
+    wrong = [
+        (part.pattern[:40], text[:60])
+        for part in parts
+        for plain in [re.compile(_plain(part.pattern))]
+        for text in lines
+        if _span(part.search(text)) != _span(plain.search(text))
+    ]
+    assert wrong == []

@@ -12,8 +12,15 @@ from __future__ import annotations
 import re
 from functools import reduce
 from operator import or_
+from typing import Any
 
 from . import prefilter
+
+try:  # the parser behind ``re`` (CPython 3.11+); without it no look-ahead is added
+    from re import _constants as _sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python implementation
+    _parser = None
 
 #: Fullwidth Latin letters, digits and "％" as typed with a Chinese input method in
 #: fullwidth mode ("超时设成５秒", "ｎｅｖｅｒ push"), read as their ASCII forms. One
@@ -40,6 +47,83 @@ def narrow(text: str) -> str:
 def _re(pattern: str) -> re.Pattern[str]:
     # Compiled case-sensitive and matched against lowercased text: much faster than re.I.
     return re.compile(pattern)
+
+
+def _scanned(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled behind a look-ahead for the characters its matches start with
+    (``_first_characters``): re then passes over a position with one test instead of
+    trying every alternative there. The same matches, spans and groups."""
+    starts = _first_characters(pattern)
+    if not starts:
+        return _re(pattern)
+    chars = "".join(
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in sorted(starts)
+    )
+    return _re(f"(?=[{chars}])(?:{pattern})")
+
+
+def _first_characters(pattern: str) -> set[tuple[int, int]] | None:
+    """The ranges of the characters every match of ``pattern`` starts with, read from its
+    syntax, when re does not skip ahead by them itself (a pattern that starts with
+    ``\\b`` gets no such prefix from re); None when re does, or they cannot be told."""
+    if _parser is None:
+        return None
+    try:
+        parsed = _parser.parse(pattern)
+    except re.error:
+        return None
+    items = list(parsed)
+    if parsed.state.flags & ~_sre.SRE_FLAG_UNICODE or _prefixed(items):
+        return None
+    return _starts(items)
+
+
+def _prefixed(items: list[Any]) -> bool:
+    """Whether re skips ahead by the pattern's first character itself (a literal, a class,
+    or alternatives that each start with a literal)."""
+    while items and items[0][0] is _sre.SUBPATTERN:
+        items = list(items[0][1][3])
+    if not items:
+        return False
+    op, arg = items[0]
+    if op is _sre.LITERAL or op is _sre.IN:
+        return True
+    return op is _sre.BRANCH and all(b and b[0][0] is _sre.LITERAL for b in arg[1])
+
+
+def _starts(items: list[Any]) -> set[tuple[int, int]] | None:
+    """The ranges of the characters every match of ``items`` starts with; None when that
+    cannot be told (a match may start with any character, or be empty)."""
+    for op, arg in items:
+        if op is _sre.AT:
+            continue  # zero width: the next item starts the match
+        if op is _sre.LITERAL:
+            return {(arg, arg)}
+        if op is _sre.IN:
+            ranges: set[tuple[int, int]] = set()
+            for kind, value in arg:
+                if kind is _sre.LITERAL:
+                    ranges.add((value, value))
+                elif kind is _sre.RANGE:
+                    ranges.add(value)
+                else:
+                    return None  # a category ("\\w"), a negated class
+            return ranges
+        if op is _sre.SUBPATTERN:
+            return None if arg[1] or arg[2] else _starts(list(arg[3]))
+        if op is _sre.BRANCH:
+            union: set[tuple[int, int]] = set()
+            for branch in arg[1]:
+                found = _starts(list(branch))
+                if found is None:
+                    return None
+                union |= found
+            return union
+        if op is _sre.MAX_REPEAT or op is _sre.MIN_REPEAT:
+            return _starts(list(arg[2])) if arg[0] >= 1 else None
+        return None
+    return None
 
 
 #: Every pattern part has a bit: the parts a text may hold are the bits of an int (``live``).
@@ -135,9 +219,9 @@ class _Cue:
     )
 
     def __init__(self, latin: str, chinese: str) -> None:
-        self._latin = _re(latin)
-        self._chinese = _re(chinese)
-        self._whole = _re(f"{latin}|{chinese}")
+        self._latin = _scanned(latin)
+        self._chinese = _scanned(chinese)
+        self._whole: re.Pattern[str] | str = f"{latin}|{chinese}"  # compiled by ``whole``
         self._latin_needs: frozenset[str] | None = None  # None: tried on any text
         self._chinese_needs: frozenset[str] | None = None
         self._latin_bit = _ANY  # the parts' bits (``_bit``)
@@ -177,7 +261,14 @@ class _Cue:
 
     def sub(self, repl: str, text: str) -> str:
         # ASCII text holds no match of the Chinese part: the Latin part replaces alike.
-        return (self._latin if text.isascii() else self._whole).sub(repl, text)
+        return (self._latin if text.isascii() else self.whole()).sub(repl, text)
+
+    def whole(self) -> re.Pattern[str]:
+        """The Latin and the Chinese alternatives in one pattern, compiled on first use: only
+        a ``sub`` of text that is not ASCII needs it, and most cues never take one."""
+        if isinstance(self._whole, str):
+            self._whole = _re(self._whole)
+        return self._whole
 
 
 class _Gated:
