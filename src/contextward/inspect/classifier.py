@@ -136,20 +136,10 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
     if ctx.role == "user" and heft < 40 and lx.APPROVAL.match(low):
         return _noise("transient", 0.85, "the user approving what the assistant proposed")
-    memo: dict[str, bool] = {}
-
-    def corrects() -> bool:
-        # Read by the user's correction rule and by ``replaces``: searched once.
-        if "corrects" not in memo:
-            memo["corrects"] = lx.CORRECTION.search(low) is not None
-        return memo["corrects"]
-
-    def replaces() -> bool:
-        # ``replacing(low)``, computed only for memories: most units are noise and never
-        # need it.
-        if "replaces" not in memo:
-            memo["replaces"] = lx.SUPERSEDE.search(low) is not None or corrects()
-        return memo["replaces"]
+    # Whether it corrects (the user's correction rule) and whether it replaces (every memory
+    # reads that, and so about 95% of the units that get this far): each searched once, here.
+    corrects = lx.CORRECTION.search(low) is not None
+    replaces = corrects or lx.SUPERSEDE.search(low) is not None
 
     if ctx.role == "assistant":
         echo = lx.ECHO.match(low)
@@ -172,12 +162,12 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             (lx.PROGRESSIVE.match(low) or lx.MOVING_ON.match(low))
             and (heft < 50 or (low.startswith("now ") and not _NUMBER.search(text)))
             and heft < 100
-            and not replaces()
+            and not replaces
         ):
             return _noise("transient", 0.9, "the assistant saying what it is doing now")
         if lx.LET_ME_TAIL.match(low) and heft < 110:
             return _noise("transient", 0.85, "the assistant narrating its next step")
-        if _narrates(text, low) and not replaces() and not lx.TODO_DEADLINE.search(low):
+        if _narrates(text, low) and not replaces and not lx.TODO_DEADLINE.search(low):
             return _noise("transient", 0.9, "the assistant narrating its next step")
     speaker: str = "the user" if ctx.role == "user" else ctx.role
     if ctx.summary:
@@ -187,12 +177,12 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     for kind, label in lx.LABELS if labelled else ():
         if label.match(low):
             if kind in ("constraint", "requirement", "preference") and ctx.role == "assistant":
-                return _mem(kind, 0.75, f"labelled {kind}, but said by the assistant", replaces())
-            return _mem(kind, 0.95, f"labelled '{kind}' by {speaker}", replaces())
+                return _mem(kind, 0.75, f"labelled {kind}, but said by the assistant", replaces)
+            return _mem(kind, 0.95, f"labelled '{kind}' by {speaker}", replaces)
     authority = ctx.role in ("user", "system")
     if (
         ctx.role == "user"
-        and corrects()
+        and corrects
         and (not _QUESTION.search(text) or lx.SUGGESTION.match(low))
         and not lx.WH_QUESTION.match(low)
     ):
@@ -200,27 +190,27 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if lx.REJECTED.search(low):
         conf = 0.9 if lx.REASON.search(low) else 0.82
         why = "with its reason" if conf > 0.85 else "without a stated reason"
-        return _mem("rejected", conf, f"an approach ruled out by {speaker}, {why}", replaces())
+        return _mem("rejected", conf, f"an approach ruled out by {speaker}, {why}", replaces)
     if authority and lx.STRONG_PREFERENCE.search(low) and not _QUESTION.search(text):
-        return _mem("preference", 0.88, f"a preference of {speaker}", replaces())
+        return _mem("preference", 0.88, f"a preference of {speaker}", replaces)
     if (
         authority
         and (lx.CONSTRAINT_START.match(low) or lx.CONSTRAINT.search(low))
         and not _QUESTION.search(text)
     ):
-        return _mem("constraint", 0.9, f"a standing rule from {speaker}", replaces())
+        return _mem("constraint", 0.9, f"a standing rule from {speaker}", replaces)
     if lx.DECISION.search(low) and not _QUESTION.search(text):
         return _mem(
-            "decision", 0.9 if authority else 0.85, f"a choice stated by {speaker}", replaces()
+            "decision", 0.9 if authority else 0.85, f"a choice stated by {speaker}", replaces
         )
     if ctx.role == "user" and lx.USE.match(low):
-        return _mem("decision", 0.88, "the user names what to use", replaces())
+        return _mem("decision", 0.88, "the user names what to use", replaces)
     if (lx.TODO.search(low) or _not_yet(low)) and (
         ctx.role != "assistant" or not lx.NARRATION.match(low) or lx.TODO_DEADLINE.search(low)
     ):
-        return _mem("todo", 0.85, f"open work noted by {speaker}", replaces())
+        return _mem("todo", 0.85, f"open work noted by {speaker}", replaces)
     if authority and lx.GOAL.search(low):
-        return _mem("goal", 0.9, f"what {speaker} wants achieved", replaces())
+        return _mem("goal", 0.9, f"what {speaker} wants achieved", replaces)
     if (
         ctx.role == "user"
         and ctx.opening
@@ -228,33 +218,33 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and (index == 0 or lx.IMPERATIVE.match(low))
         and (not _QUESTION.search(text) or lx.REQUEST_QUESTION.match(low))
     ):
-        return _mem("goal", 0.85, "the opening request of the user", replaces())
+        return _mem("goal", 0.85, "the opening request of the user", replaces)
     if ctx.role == "user" and lx.SETS.match(low) and not _QUESTION.search(text):
-        return _mem("decision", 0.85, "the user sets a named thing to a value", replaces())
+        return _mem("decision", 0.85, "the user sets a named thing to a value", replaces)
     if ctx.role == "user" and lx.SUGGESTION.match(low) and lx.has_content(low):
-        return _mem("decision", 0.82, "the user proposes a course of action", replaces())
+        return _mem("decision", 0.82, "the user proposes a course of action", replaces)
     if ctx.role == "user" and _LIMITS.match(low) and not _QUESTION.search(text):
-        return _mem("requirement", 0.85, "a limit the user sets", replaces())
+        return _mem("requirement", 0.85, "a limit the user sets", replaces)
     if ctx.role == "user" and lx.KEEP_IMPERATIVE.match(low):
         if "compatib" in low or "兼容" in low:
-            return _mem("requirement", 0.85, "a compatibility the user keeps", replaces())
-        return _mem("preference", 0.85, "how the user wants something kept", replaces())
+            return _mem("requirement", 0.85, "a compatibility the user keeps", replaces)
+        return _mem("preference", 0.85, "how the user wants something kept", replaces)
     if authority and lx.PREFERENCE.search(low):
-        return _mem("preference", 0.85, f"a preference of {speaker}", replaces())
+        return _mem("preference", 0.85, f"a preference of {speaker}", replaces)
     if authority and lx.REQUIREMENT.search(low) and not _QUESTION.search(text):
-        return _mem("requirement", 0.85, f"a requirement from {speaker}", replaces())
+        return _mem("requirement", 0.85, f"a requirement from {speaker}", replaces)
     if ctx.role == "assistant" and lx.CONSTRAINT_START.match(low):
-        return _mem("constraint", 0.7, "a rule stated only by the assistant", replaces())
+        return _mem("constraint", 0.7, "a rule stated only by the assistant", replaces)
     if lx.RISK.search(low):
-        return _mem("risk", 0.8, f"a risk noted by {speaker}", replaces())
+        return _mem("risk", 0.8, f"a risk noted by {speaker}", replaces)
     if lx.LESSON.search(low):
-        return _mem("lesson", 0.8, f"a lesson noted by {speaker}", replaces())
+        return _mem("lesson", 0.8, f"a lesson noted by {speaker}", replaces)
     if ctx.role == "assistant" and lx.PROPOSAL.match(low) and not _QUESTION.search(text):
-        return _mem("decision", 0.82, "a course of action the assistant proposes", replaces())
+        return _mem("decision", 0.82, "a course of action the assistant proposes", replaces)
     if ctx.role == "assistant" and lx.DESIGN.search(low) and not _QUESTION.search(text):
-        return _mem("decision", 0.82, "how the assistant says the system will behave", replaces())
+        return _mem("decision", 0.82, "how the assistant says the system will behave", replaces)
     if lx.STATE.search(low) and not _QUESTION.search(text):
-        return _mem("state", 0.82, f"the current state, per {speaker}", replaces())
+        return _mem("state", 0.82, f"the current state, per {speaker}", replaces)
     if (
         ctx.role == "assistant"
         and lx.INTENT.match(low)
@@ -263,9 +253,9 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     ):
         # "I'll use Redis for the cache." is a plan; "the API uses Redis" is a fact; "I'll
         # start by looking at services/gateway" narrates the next step.
-        return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
+        return _mem("decision", 0.8, "the assistant states how it will build something", replaces)
     if lx.FACT.search(low) and not _QUESTION.search(text):
-        return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces())
+        return _mem("fact", 0.82, f"a fact later work depends on, per {speaker}", replaces)
     if (
         ctx.role == "user"
         and lx.LOOK_FIRST.match(low)
@@ -276,21 +266,21 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if ctx.role == "user" and (lx.IMPERATIVE.search(low) or lx.REQUEST_QUESTION.match(low)):
         if lx.REPLACE_STRONG.search(low) and not lx.ADDITIVE.search(low):
             return _mem("correction", 0.88, "the user asks to replace something said", True)
-        return _mem("todo", 0.82, "a request of the user", replaces())
+        return _mem("todo", 0.82, "a request of the user", replaces)
     if ctx.role == "assistant" and lx.RESOLVED.search(low):
         return _noise("transient", 0.85, "a failing run explained and fixed on the spot")
     if (
         ctx.role == "assistant"
-        and replaces()
+        and replaces
         and (lx.INTENT.match(low) or lx.NARRATION.match(low))
         and heft > 30
     ):
-        return _mem("decision", 0.82, "the assistant replaces an earlier approach", replaces())
+        return _mem("decision", 0.82, "the assistant replaces an earlier approach", replaces)
     if ctx.role == "assistant" and lx.COMPLY.match(low) and not _PLACED.search(low):
         # "I'll keep the limiter in middleware/ratelimit.go." places a thing: a plan.
         return _noise("transient", 0.85, "the assistant promising to follow a rule")
     if ctx.role == "assistant" and lx.TODO_DEADLINE.search(low) and lx.INTENT.match(low):
-        return _mem("todo", 0.82, "work the assistant commits to before a deadline", replaces())
+        return _mem("todo", 0.82, "work the assistant commits to before a deadline", replaces)
     if ctx.role == "assistant" and _narrates(text, low):
         return _noise("transient", 0.9, "the assistant narrating its next step")
     if (
@@ -299,7 +289,7 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and (heft > 30 or _NAMES_TOOL.search(text))
         and not lx.EPILOGUE.search(low)
     ):
-        return _mem("decision", 0.8, "the assistant states how it will build something", replaces())
+        return _mem("decision", 0.8, "the assistant states how it will build something", replaces)
     if ctx.role == "assistant" and lx.NARRATION.match(low) and not _WOULD.search(low):
         # "Installing the NDK in a workflow step would re-download 1 GB per run" weighs an
         # approach; it does not narrate a step.
@@ -322,27 +312,27 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
             return _noise("transient", 0.8, "the user reacting, or doing something themselves")
         if lx.PLEASE.search(low) and not _QUESTION.search(text):
             # "Commit messages in English, please.": asked of the agent, with no cue word.
-            return _mem("requirement", 0.82, "the user asks it of the agent (please)", replaces())
-        return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces())
+            return _mem("requirement", 0.82, "the user asks it of the agent (please)", replaces)
+        return _mem("fact", 0.8, "a statement of the user (the user's word is kept)", replaces)
     if ctx.role == "assistant" and _CJK.search(text) and lx.FINDING.search(low) and heft > 40:
-        return _mem("fact", 0.8, "a finding explained by the assistant", replaces())
+        return _mem("fact", 0.8, "a finding explained by the assistant", replaces)
     if (
         ctx.role == "assistant"
         and not _QUESTION.search(text)
         and lx.FINDING_EN.search(low)
         and heft > 60
     ):
-        return _mem("fact", 0.8, "a cause explained by the assistant", replaces())
+        return _mem("fact", 0.8, "a cause explained by the assistant", replaces)
     if detail and heft > 25:
-        return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces())
+        return _mem("fact", 0.8, f"a concrete finding stated by {speaker}", replaces)
     if authority and detail and heft > 30:
-        return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces())
+        return _mem("fact", 0.7, f"a detail from {speaker} with no clear kind", replaces)
     if ctx.role == "assistant" and lx.LIMITATION.search(low):
         # "Changing the partition table cannot be done over OTA": a limit later work meets.
-        return _mem("fact", 0.8, "a limitation the assistant found", replaces())
+        return _mem("fact", 0.8, "a limitation the assistant found", replaces)
     if ctx.role == "assistant" and (lx.IMPERATIVE.match(low) or lx.USE.match(low)) and heft > 40:
         # A step of the assistant's plan: "Use the remote cache for task outputs, …".
-        return _mem("decision", 0.8, "a step of the assistant's plan", replaces())
+        return _mem("decision", 0.8, "a step of the assistant's plan", replaces)
     if ctx.role != "user" and heft > (50 if ctx.role == "assistant" else 25):
         # Substantive but unrecognised: not certain enough to drop alone.
         return _noise(
