@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from contextward.inspect import lexicon
 from contextward.inspect.lexicon import _Cue, _StartOrAnywhere
+from test_inspect_prefilter import _corpus as labelled_lines
 
 CUES = {
     name: value._anywhere if isinstance(value, _StartOrAnywhere) else value
@@ -170,15 +171,7 @@ def _span(match: re.Match[str] | None) -> tuple[int, int] | None:
 
 
 def test_every_part_finds_on_every_labelled_line_what_it_finds_without_its_look_ahead() -> None:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1] / "bench" / "data" / "inspect"
-    lines = {
-        line.strip().casefold()
-        for path in sorted(root.rglob("*.txt"))
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }
+    lines = labelled_lines()
     assert len(lines) > 10_000
     parts = [part for cue in CUES.values() for part in (cue._latin, cue._chinese)]
     wrong = [
