@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from contextward.cli import main
 from contextward.hosts.claude_install import ENTRY_SCRIPT
-from contextward.spool import may_hold_secret
+from contextward.secret_hints import may_hold_secret
 from contextward.store import Store
 
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"

@@ -1,8 +1,9 @@
 """The hook fast path: answer a prompt that changes nothing without loading contextward.
 
 Runs before anything else in ``hosts/hook_entry.py`` and imports only ``os``,
-``time``, ``contextward.minijson`` and ``contextward.spool`` (a top-level module so that no package
-``__init__`` with heavier imports runs first). It answers only when it can be sure the full path
+``time``, ``contextward.minijson``, ``contextward.secret_hints`` and
+``contextward.spool`` (top-level modules, so that no package ``__init__`` with
+heavier imports runs first). It answers only when it can be sure the full path
 would say nothing: a session whose last full answer is cached, none of the
 files that answer depended on changed since (``spool.unchanged``), and a
 prompt that cannot hold a secret. Then it spools the prompt for the store and
@@ -17,6 +18,7 @@ import os
 import time
 
 from . import minijson, spool
+from .secret_hints import may_hold_secret
 
 #: Events the fast path may answer.
 EVENTS = frozenset({"UserPromptSubmit", "BeforeAgent"})
@@ -73,7 +75,7 @@ def answer(data: bytes) -> str | None:
         return None
     store_dir = os.path.join(project_root(cwd, host_project()), ".contextward")
     cache = spool.read_cache(store_dir, session_id)
-    if cache is None or not spool.unchanged(cache) or spool.may_hold_secret(text):
+    if cache is None or not spool.unchanged(cache) or may_hold_secret(text):
         return None
     prompt_id = payload.get("prompt_id")
     record: dict[str, object] = {

@@ -7,8 +7,8 @@ interpreter start:
 - ``spool-prompts.jsonl``: prompts the fast path accepted, appended under an
   exclusive lock; the store drains it into its ``prompts`` ledger on open,
   holding the lock until the prompts are committed (``claim_prompts``).
-  Only prompts that cannot contain a secret (see ``may_hold_secret``) go here;
-  anything else takes the full path, which masks before storing.
+  Only prompts that cannot contain a secret (``secret_hints``) go here; anything
+  else takes the full path, which masks before storing.
 - ``contextward.db-spool-tools.jsonl``: tool calls a hook could not record because
   the store stayed busy past the hook's wait (masked by the caller; at most
   ``MAX_TOOL_SPOOL`` bytes), drained by the next hook that opens the store
@@ -32,12 +32,9 @@ from __future__ import annotations
 import os
 
 from . import minijson
-from .secret_hints import may_hold_secret
 
 # No json, typing, contextlib or collections imports at module level: this
 # module is on the hook fast path, where each costs more than the work it does.
-
-__all__ = ["may_hold_secret"]  # where the fast path and the tests ask it
 
 SPOOL_NAME = "spool-prompts.jsonl"
 TOOL_SPOOL_NAME = "contextward.db-spool-tools.jsonl"
