@@ -28,7 +28,7 @@ except SystemExit:
 from contextward import redact
 with open(report, "w") as out:
     json.dump({"modules": sorted(sys.modules),
-               "compiled": redact._any.cache_info().currsize > 0}, out)
+               "compiled": redact._patterns.cache_info().currsize > 0}, out)
 """
 
 

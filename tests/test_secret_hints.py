@@ -61,7 +61,7 @@ def _fresh(texts: list[str]) -> dict[str, object]:
         "from contextward import redact\n"
         "texts = json.load(sys.stdin)\n"
         "out = [redact.mask(t) for t in texts]\n"
-        "print(json.dumps({'out': out, 'compiled': redact._any.cache_info().currsize > 0}))\n"
+        "print(json.dumps({'out': out, 'compiled': redact._patterns.cache_info().currsize > 0}))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],

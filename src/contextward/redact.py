@@ -16,8 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache, lru_cache
+from typing import Any, NamedTuple
 
 from .secret_hints import may_hold_secret
+
+try:  # the parser behind ``re`` (CPython 3.11+); without it every pattern is searched
+    from re import _constants as _sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - another Python implementation
+    _parser = None
 
 #: What a masked secret becomes; the label says which kind was found.
 MASK = "[secret:{kind}]"
@@ -238,7 +245,7 @@ _SPECS: tuple[tuple[str, str], ...] = (
 def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Each kind's pattern, compiled the first time a text may hold a secret: compiling
     them all costs a hook process tens of milliseconds, and most hooks mask nothing or
-    text that holds no secret (``_any`` tells)."""
+    text that holds no secret (their needs tell, ``_gates``)."""
     return tuple((kind, re.compile(pattern)) for kind, pattern in _SPECS)
 
 
@@ -269,38 +276,43 @@ def _mask_short(text: str) -> tuple[str, int]:
 
 
 def _mask_count(text: str) -> tuple[str, int]:
-    if not _any.cache_info().currsize and not may_hold_secret(text):
+    if not _patterns.cache_info().currsize and not may_hold_secret(text):
         # Compiling the patterns costs a hook tens of milliseconds, and what a hook masks
-        # (a session id, a short command) seldom may hold a secret; once compiled, one
-        # scan costs less than the hints.
+        # (a session id, a short command) seldom may hold a secret; once they are
+        # compiled, their needs tell as much for less.
         return text, 0
     return _scan(text)
 
 
 def _scan(text: str) -> tuple[str, int]:
-    """Mask ``text`` with the patterns alone (no hints asked)."""
-    if not _any().search(text):
-        return text, 0  # most text holds no secret: one scan instead of one per pattern
+    """Mask ``text`` with the patterns alone (no hints asked). A pattern is searched only
+    in a text that holds one of the strings its every match holds (most text holds none
+    of any: a few substring tests, each a scan in C, instead of the patterns' search)."""
+    gates = _gates()
+    wanted = gates.wanted(_folded(text))
     total = 0
-    for pattern, replacement in _replacements():
+    while wanted:
+        n = wanted.pop(0)
+        pattern, replacement = gates.rules[n]
         text, count = pattern.subn(replacement, text)
-        total += count
+        if count:
+            total += count
+            # A mask's label ("[secret:api-key-header]") is text the later patterns read.
+            wanted = [later for later in gates.wanted(_folded(text)) if later > n]
     return text, total
 
 
-def _scoped(pattern: str, number: int) -> str:
-    """``pattern`` as one alternative among others: its leading flags scoped to it and
-    its group names made its own (names repeat across patterns)."""
-    flags = re.match(r"\(\?([a-z]+)\)", pattern)
-    body = pattern[flags.end() :] if flags else pattern
-    body = re.sub(r"\(\?(P<|P=|\()(\w+)([>)])", rf"(?\1\2_{number}\3", body)
-    return f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})"
+#: What ``re`` matches to an ASCII letter when it ignores case though ``str.lower`` makes
+#: it no such letter: the dotted capital I (which lowers to "i" and a dot above), the
+#: dotless i and the long s.
+_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 
-@cache
-def _any() -> re.Pattern[str]:
-    """Whether any pattern matches: text none matches comes out of ``mask`` unchanged."""
-    return re.compile("|".join(_scoped(pattern, n) for n, (_, pattern) in enumerate(_SPECS)))
+def _folded(text: str) -> str:
+    """``text`` in lower case, each character that ``re`` ignoring case takes for an ASCII
+    letter made that letter: a pattern's lower-cased literal is in it wherever the
+    pattern's match holds that literal, in any case."""
+    return text.lower() if text.isascii() else text.translate(_FOLDS).lower()
 
 
 def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
@@ -314,15 +326,119 @@ def _group_replacer(kind: str) -> Callable[[re.Match[str]], str]:
     return replace
 
 
+_Replacement = str | Callable[[re.Match[str]], str]
+
+
+class _Gates(NamedTuple):
+    """The patterns in order, and the strings one of which every match of each holds."""
+
+    rules: tuple[tuple[re.Pattern[str], _Replacement], ...]
+    #: Every pattern's needs, each once, and the patterns (by index) that need it.
+    needs: dict[str, tuple[int, ...]]
+
+    def wanted(self, low: str) -> list[int]:
+        """The patterns, in order, whose needs the folded text ``low`` holds."""
+        held = [need for need in self.needs if need in low]
+        if not held:
+            return []
+        return sorted({n for need in held for n in self.needs[need]})
+
+
 @cache
-def _replacements() -> tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...]:
-    return tuple(
-        (
-            pattern,
-            _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind),
+def _gates() -> _Gates:
+    needs: dict[str, list[int]] = {}
+    rules = []
+    for n, ((kind, pattern), (_, spec)) in enumerate(zip(_patterns(), _SPECS, strict=True)):
+        for need in _needs(spec):
+            needs.setdefault(need, []).append(n)
+        replace = (
+            _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind)
         )
-        for kind, pattern in _patterns()
-    )
+        rules.append((pattern, replace))
+    return _Gates(tuple(rules), {need: tuple(ns) for need, ns in needs.items()})
+
+
+def _needs(pattern: str) -> frozenset[str]:
+    """Lower-case strings one of which every match of ``pattern`` holds, read from its
+    syntax; the empty string, which every text holds, when none can be told."""
+    try:
+        return _sequence(list(_parser.parse(pattern))) or frozenset({""})
+    except Exception:  # an unforeseen parse tree, or no parser: the pattern is always searched
+        return frozenset({""})
+
+
+def _sequence(items: list[Any]) -> frozenset[str] | None:
+    """What every match of the sequence ``items`` holds one of: the longest run of its
+    literal characters, or the best need of one of its parts (``_part``), whichever
+    has the longest shortest string. A run followed by an alternation goes on into
+    each alternative's own run ("g" and "hp_" or "ithub_pat_": "ghp_", "github_pat_")."""
+    best: frozenset[str] | None = None
+
+    def consider(need: frozenset[str] | None) -> None:
+        nonlocal best
+        if need and (best is None or min(map(len, need)) > min(map(len, best))):
+            best = need
+
+    run = ""
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run += chr(av).lower()
+            continue
+        found = _part(op, av)
+        if run:
+            leads = _leads(op, av)
+            consider(frozenset(run + lead for lead in leads) if leads else frozenset({run}))
+            run = ""
+        consider(found)
+    consider(frozenset({run}) if run else None)
+    return best
+
+
+def _part(op: Any, av: Any) -> frozenset[str] | None:
+    """What every match of one part of a pattern holds one of (None: nothing told)."""
+    if op is _sre.SUBPATTERN:
+        return _sequence(list(av[3]))
+    if op is _sre.BRANCH:
+        alternatives = [_sequence(list(branch)) for branch in av[1]]
+        if any(need is None for need in alternatives):
+            return None
+        return frozenset().union(*alternatives)  # type: ignore[arg-type]
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _high, body = av
+        return _sequence(list(body)) if low >= 1 else None
+    if op is _sre.ASSERT:  # a look-ahead or look-behind that must hold reads the text too
+        return _sequence(list(av[1]))
+    if op is _sre.GROUPREF_EXISTS:  # (?(name)yes|no): one of the two
+        _group, yes, no = av
+        both = [_sequence(list(yes)), _sequence(list(no)) if no is not None else None]
+        return None if None in both else frozenset().union(*both)  # type: ignore[arg-type]
+    return None
+
+
+def _leads(op: Any, av: Any) -> list[str] | None:
+    """The literal run each alternative of a part starts with, or None when one starts
+    with something else (or the part is no group or alternation)."""
+    if op is _sre.SUBPATTERN:
+        inner = list(av[3])
+        if not inner:
+            return None
+        if inner[0][0] is _sre.LITERAL:
+            return [_lead(inner)]
+        return _leads(*inner[0])
+    if op is _sre.BRANCH:
+        leads = [_lead(list(branch)) for branch in av[1]]
+        return leads if all(leads) else None
+    return None
+
+
+def _lead(items: list[Any]) -> str:
+    """The literal characters ``items`` starts with, in lower case."""
+    out = ""
+    for op, av in items:
+        if op is not _sre.LITERAL:
+            break
+        out += chr(av).lower()
+    return out
 
 
 #: How far past a cut ``prefix`` looks for a secret the cut would split.
