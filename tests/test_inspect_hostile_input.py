@@ -206,10 +206,13 @@ def test_ids_carrying_secrets_are_masked_in_output_and_errors(tmp_path: Path) ->
         "inspect", path, "--json", "--answer", write(tmp_path, json.dumps(answer), "a.json")
     )
     assert code == 0 and json.loads(out)["mode"] == "provider" and "rejected" not in err
-    decisions = write(tmp_path, json.dumps({f"{TOKEN}\x1b]0;owned\x07" + "z" * 200: "keep"}))
+    decisions = write(
+        tmp_path, json.dumps({f"{TOKEN}\x1b]0;owned\x07" + "z" * 200: "keep"}), "d.json"
+    )
     code, _, err = invoke("guidance", path, "--decisions", decisions)
     assert code == 2 and err.count("\n") == 1
-    assert TOKEN not in err and "\x1b" not in err and "\x07" not in err and len(err) < 150
+    # The id is neither echoed nor cut into the line (its 200 letters are not there).
+    assert TOKEN not in err and "\x1b" not in err and "\x07" not in err and "z" * 8 not in err
 
 
 # --- what reaches a terminal --------------------------------------------------------------
