@@ -8,10 +8,15 @@ verbatim span of one message.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping
-from typing import BinaryIO
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import BinaryIO, Protocol
 
 from ..redact import prefix
 from . import lexicon, supersession
@@ -85,17 +90,77 @@ def statement_key(text: str) -> str:
     return " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
 
 
-class _Builder:
-    """Accumulates drafts, merging duplicates by their folded text."""
+#: A draft is settled (linked with the kind it has then) once this many drafts have
+#: followed it: a copy said within that distance merges into it first, as when the whole
+#: transcript was read before linking (docs/inspect.md).
+LAG = supersession.MAX_BACK
+
+
+class CandidateSink(Protocol):
+    """Where an inspection puts each candidate once nothing can change it, by its
+    ordinal (its place in transcript order): they come in any order, each once, and a
+    later copy of a candidate already put revises it at the end (``revise``)."""
+
+    def put(self, ordinal: int, candidate: Candidate) -> None: ...
+
+    def revise(self, ordinal: int, change: Callable[[Candidate], Candidate]) -> None: ...
+
+
+class _Collected:
+    """A sink holding every candidate: the result of ``inspect_stream``."""
+
+    __slots__ = ("_items",)
 
     def __init__(self) -> None:
-        self.drafts: list[Draft] = []
-        self._seen: dict[str, Draft] | None = {}
+        self._items: list[Candidate | None] = []
 
-    def seal(self) -> None:
-        """No draft is added from now on: the folded texts, as much memory again as the
-        drafts' own words, are let go before linking and freezing."""
-        self._seen = None
+    def put(self, ordinal: int, candidate: Candidate) -> None:
+        items = self._items
+        if ordinal >= len(items):
+            items.extend([None] * (ordinal + 1 - len(items)))
+        items[ordinal] = candidate
+
+    def revise(self, ordinal: int, change: Callable[[Candidate], Candidate]) -> None:
+        candidate = self._items[ordinal]
+        assert candidate is not None, "a candidate is revised after it was put"
+        self._items[ordinal] = change(candidate)
+
+    def candidates(self) -> tuple[Candidate, ...]:
+        out = tuple(c for c in self._items if c is not None)
+        assert len(out) == len(self._items), "every draft became a candidate"
+        return out
+
+
+class _Builder:
+    """Accumulates drafts, merging duplicates by their folded text, and (given a sink)
+    settles, links and freezes them as the messages are read, so only a bounded window
+    of drafts is held: a draft is settled once ``LAG`` drafts follow it, and frozen into
+    its candidate once no later statement reaches back to it. A copy of a frozen one
+    merges into a patch (a draft holding what the candidate was made of, and the copies'
+    sources), made into the revised candidate at the end."""
+
+    def __init__(self, config: PolicyConfig, sink: CandidateSink) -> None:
+        self.drafts: deque[Draft] = deque()  # not yet settled, in order
+        #: Each statement's digest: its draft, or the ordinal of its frozen candidate.
+        self._seen: dict[bytes, Draft | int] = {}
+        self._made = 0
+        self._config, self._sink = config, sink
+        self._shared = _Shared()
+        self._linker = supersession.Linker()
+        # What a frozen candidate was made of (``_State``), shared by the many with the
+        # same, by ordinal: a copy of it starts its patch from there.
+        self._states = array("I")
+        self._state_of: dict[_State, int] = {}
+        self._state_list: list[_State] = []
+        self._patches: dict[int, Draft] = {}
+        #: Copies that changed a settled draft's kind or ``replaces``: it was linked as it
+        #: was before (the one way a streamed inspection differs from a whole one).
+        self.late = 0
+
+    @property
+    def hurried(self) -> int:
+        """Statements linked before a veto could no longer retire a plan before them."""
+        return self._linker.hurried
 
     def add(
         self,
@@ -109,45 +174,145 @@ class _Builder:
         role: str | None = None,
         summary: bool = False,
     ) -> Draft:
-        assert self._seen is not None, "a sealed builder takes no draft"
         key = statement_key(text)
-        old = self._seen.get(key)
-        if old is not None:
-            # Constant time per copy: a source repeats back to back (one message saying it
-            # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
-            if old.sources[-1] != message.id:
-                if isinstance(old.sources, tuple):
-                    old.sources = [*old.sources, message.id]
-                else:
-                    old.sources.append(message.id)
-            if c.importance > old.importance or (
-                old.kind in ("tool_output", "transient")
-                and c.kind not in ("tool_output", "transient")
-            ):
-                old.kind, old.importance, old.reason = c.kind, c.importance, c.reason
-            old.confidence = max(old.confidence, c.confidence)
-            old.replaces = old.replaces or c.replaces
-            old.summary = old.summary and summary  # the owner said it too: their word
-            return old
-        draft = Draft(
-            id=candidate_id(message.id, c.kind, text),
-            kind=c.kind,
-            content=text,
-            importance=c.importance,
-            confidence=c.confidence,
-            reason=c.reason,
-            sources=(message.id,),
-            position=position,
-            replaces=c.replaces,
-            turn=turn,
-            # A summary's words are the host's (``system``), not its message's author's.
-            role=role or message.role,
-            item=item,
-            summary=summary,
-        )
-        self._seen[key] = draft
-        self.drafts.append(draft)
-        return draft
+        # 16 bytes per statement for the rest of the inspection, not its folded words.
+        digest = hashlib.blake2b(key.encode(), digest_size=16).digest()
+        old = self._seen.get(digest)
+        if old is None:
+            draft = Draft(
+                id=candidate_id(message.id, c.kind, text),
+                kind=c.kind,
+                content=text,
+                importance=c.importance,
+                confidence=c.confidence,
+                reason=c.reason,
+                sources=(message.id,),
+                position=position,
+                replaces=c.replaces,
+                turn=turn,
+                # A summary's words are the host's (``system``), not its message's author's.
+                role=role or message.role,
+                item=item,
+                summary=summary,
+                ordinal=self._made,
+                digest=digest,
+            )
+            self._made += 1
+            self._states.append(0)
+            self._seen[digest] = draft
+            self.drafts.append(draft)
+            return draft
+        if isinstance(old, int):
+            old = self._patch(old, text)
+        was = (old.kind, old.replaces)
+        # Constant time per copy: a source repeats back to back (one message saying it
+        # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
+        if not old.sources or old.sources[-1] != message.id:
+            if isinstance(old.sources, tuple):
+                old.sources = [*old.sources, message.id]
+            else:
+                old.sources.append(message.id)
+        if c.importance > old.importance or (
+            old.kind in ("tool_output", "transient") and c.kind not in ("tool_output", "transient")
+        ):
+            old.kind, old.importance, old.reason = c.kind, c.importance, c.reason
+        old.confidence = max(old.confidence, c.confidence)
+        old.replaces = old.replaces or c.replaces
+        old.summary = old.summary and summary  # the owner said it too: their word
+        if old.settled and (old.kind, old.replaces) != was:
+            self.late += 1
+        return old
+
+    def _patch(self, ordinal: int, text: str) -> Draft:
+        """The patch of the frozen candidate ``ordinal``: what it was made of, the
+        sources of its later copies (none yet) and, for what reads it, the copy's words."""
+        patch = self._patches.get(ordinal)
+        if patch is None:
+            kind, importance, confidence, reason, replaces, summary, role = self._state_list[
+                self._states[ordinal]
+            ]
+            patch = Draft(
+                "", kind, text, importance, confidence, reason, (), 0, replaces, 0, role
+            )
+            patch.summary, patch.ordinal, patch.settled = summary, ordinal, True
+            self._patches[ordinal] = patch
+        return patch
+
+    def advance(self) -> None:
+        """Settle the drafts ``LAG`` behind the last, and freeze what is done."""
+        drafts = self.drafts
+        if len(drafts) <= LAG:
+            return
+        while len(drafts) > LAG:
+            self._settle(drafts.popleft())
+        for d in self._linker.link():
+            self._let_go(d)
+
+    def finish(self) -> None:
+        """No message comes any more: link and freeze the rest, then revise the
+        candidates later copies patched."""
+        self._seen.clear()  # the folded texts' digests: nothing is added any more
+        while self.drafts:
+            self._settle(self.drafts.popleft())
+        for d in self._linker.link(final=True):
+            self._let_go(d)
+        config, shared = self._config, self._shared
+        for ordinal, patch in self._patches.items():
+            self._sink.revise(ordinal, partial(_revised, patch, config, shared))
+        self._patches.clear()
+
+    def freeze_all(self) -> None:
+        """Freeze every draft as it is (provider mode links and revises them first),
+        each let go as its candidate is made."""
+        self._seen.clear()
+        while self.drafts:
+            self._let_go(self.drafts.popleft())
+
+    def _settle(self, d: Draft) -> None:
+        d.settled = True
+        # No draft after it has a turn before its message's: a summary's quoted owner
+        # messages take the turns after it (``_QUOTE_ROOM`` positions, one turn each).
+        if not self._linker.settle(d, d.turn - d.position % _QUOTE_ROOM):
+            self._let_go(d)  # no statement to link: nothing changes it any more
+
+    def _let_go(self, d: Draft) -> None:
+        state = (d.kind, d.importance, d.confidence, d.reason, d.replaces, d.summary, d.role)
+        n = self._state_of.get(state)
+        if n is None:
+            n = self._state_of[state] = len(self._state_list)
+            self._state_list.append(state)
+        self._states[d.ordinal] = n
+        if self._seen:
+            self._seen[d.digest] = d.ordinal
+        self._sink.put(d.ordinal, _freeze(d, self._config, self._shared))
+
+
+#: What a frozen candidate's patch starts from: kind, importance, confidence, reason,
+#: replaces, summary and role.
+_State = tuple[str, float, float, str, bool, bool, str]
+
+
+def _revised(patch: Draft, config: PolicyConfig, shared: _Shared, c: Candidate) -> Candidate:
+    """Candidate ``c`` with its later copies (``patch``) merged in, as if they had
+    merged into its draft before it was frozen."""
+    d = Draft(
+        c.id,
+        patch.kind,
+        c.content,
+        patch.importance,
+        patch.confidence,
+        patch.reason,
+        [*c.sources, *patch.sources],
+        c.position,
+        patch.replaces,
+        c.turn,
+        c.role,
+        patch.summary,
+        None,
+        c.supersedes,
+        c.superseded_by,
+    )
+    return _freeze(d, config, shared)
 
 
 def inspect_messages(
@@ -162,8 +327,33 @@ def inspect_messages(
     """Inspect messages (any iterable; read once). ``provider`` proposes extra candidates;
     ``continued``: the messages go on a session already compacted, so the owner's first
     message among them is no opening request (no goal for that alone)."""
+    sink = _Collected()
+    result = _inspect(
+        messages,
+        sink,
+        config=config,
+        provider=provider,
+        format=format,
+        skipped=skipped,
+        continued=continued,
+    )
+    return replace(result, candidates=sink.candidates())
+
+
+def _inspect(
+    messages: Iterable[Message],
+    sink: CandidateSink,
+    *,
+    config: PolicyConfig | None = None,
+    provider: CandidateProvider | None = None,
+    format: str | None = None,
+    skipped: dict[str, int] | None = None,
+    continued: bool = False,
+) -> InspectionResult:
+    """``inspect_messages``, each candidate put in ``sink``: in rules mode as soon as
+    nothing can change it, in provider mode at the end. The result holds no candidate."""
     config = config or PolicyConfig()
-    builder = _Builder()
+    builder = _Builder(config, sink)
     kept_messages: list[Message] | None = [] if provider is not None else None
     count = 0
     opening = not continued  # until the first user message with text has been read
@@ -231,13 +421,17 @@ def inspect_messages(
             _explain(builder, pending_error, added, position, turn)
             pending_error = None
         failed = False
+        if kept_messages is None:
+            builder.advance()
     mode: str = "rules"
     fallback: str | None = None
     rejected = repeated = passed = refused = 0
-    if provider is None:
-        builder.seal()  # only the model's proposals add drafts after the messages
-    # The rules link what the rules found; the model's links come after, from its own words.
-    supersession.link(builder.drafts)
+    if kept_messages is None:
+        builder.finish()
+    else:
+        # The rules link what the rules found; the model's links come after, from its
+        # own words.
+        supersession.link(builder.drafts)
     if provider is not None and kept_messages is not None:
         proposed = propose(provider, kept_messages)
         proposals, rejected, repeated, fallback = (
@@ -261,9 +455,10 @@ def inspect_messages(
                 mode = "provider"
                 refused = _relink(builder.drafts, proposals, named)
                 passed = _passed_by(builder.drafts, named, config)
-    builder.seal()
+    if kept_messages is not None:
+        builder.freeze_all()
     return InspectionResult(
-        candidates=_frozen(builder.drafts, config),
+        candidates=(),
         messages=count,
         mode="provider" if mode == "provider" else "rules",
         format=format,
@@ -332,23 +527,46 @@ def inspect_stream(
     continued: bool = False,
 ) -> InspectionResult:
     """Detect (or take) the format, read ``stream`` once and inspect it."""
+    sink = _Collected()
+    result = _inspect_stream(
+        stream, sink, format, config=config, provider=provider, continued=continued
+    )
+    return replace(result, candidates=sink.candidates())
+
+
+def inspect_into(
+    stream: BinaryIO,
+    sink: CandidateSink,
+    format: str | None = None,
+    *,
+    config: PolicyConfig | None = None,
+    continued: bool = False,
+) -> InspectionResult:
+    """``inspect_stream`` in rules mode, each candidate put in ``sink`` (by its ordinal)
+    once nothing can change it, so a transcript of any length is inspected in a bounded
+    window of drafts. The result holds no candidate: the sink has them."""
+    return _inspect_stream(stream, sink, format, config=config, continued=continued)
+
+
+def _inspect_stream(
+    stream: BinaryIO,
+    sink: CandidateSink,
+    format: str | None = None,
+    *,
+    config: PolicyConfig | None = None,
+    provider: CandidateProvider | None = None,
+    continued: bool = False,
+) -> InspectionResult:
     transcript = open_transcript(stream, format)
     if _file_size(stream) >= FOCUS_FROM_BYTES:
         lexicon.prepare()  # thousands of units to come: the first ones are focused too
-    result = inspect_messages(
-        transcript.messages, config=config, provider=provider, continued=continued
+    result = _inspect(
+        transcript.messages, sink, config=config, provider=provider, continued=continued
     )
-    return InspectionResult(
-        candidates=result.candidates,
-        messages=result.messages,
-        mode=result.mode,
+    return replace(
+        result,
         format=transcript.format,
         skipped=_counted(transcript.skips.counts, result.skipped),
-        fallback_reason=result.fallback_reason,
-        provider_rejected=result.provider_rejected,
-        provider_repeated=result.provider_repeated,
-        provider_passed=result.provider_passed,
-        provider_refused=result.provider_refused,
     )
 
 
@@ -453,7 +671,7 @@ def _confirm(
     return named, fragments
 
 
-def _passed_by(drafts: list[Draft], named: list[list[Draft]], config: PolicyConfig) -> int:
+def _passed_by(drafts: Sequence[Draft], named: list[list[Draft]], config: PolicyConfig) -> int:
     """A rules memory no surer than ``config.confirm_confidence`` that no proposal names
     becomes noise, the model having read it and passed it by, unless the user said it (a
     plain remark of theirs excepted: ``_remark``) or it was replaced (a replaced statement is dropped as such, under its own kind: the
@@ -544,7 +762,7 @@ def _word_count(text: str) -> float:
     return sum(0.5 if "\u4e00" <= w <= "\u9fff" else 1 for w in _WORDS.findall(text))
 
 
-def _relink(drafts: list[Draft], proposals: list[Proposal], named: list[list[Draft]]) -> int:
+def _relink(drafts: Sequence[Draft], proposals: list[Proposal], named: list[list[Draft]]) -> int:
     """Provider mode: supersession by the model's reading. Returns how many proposals'
     ``replaces`` were not followed.
 
@@ -623,17 +841,6 @@ def _named_replaced(new: Draft, old: Draft) -> bool:
 #: What "instead of X" replaces: a choice, a plan, a way of working.
 _CHOICES = frozenset({"decision", "preference", "todo"})
 _LATIN = re.compile(r"[a-z]")
-
-
-def _frozen(drafts: list[Draft], config: PolicyConfig) -> tuple[Candidate, ...]:
-    """The drafts as candidates, in order; ``drafts`` is emptied as it goes, so each draft
-    is let go as its candidate is made and the two sets are never held whole at once."""
-    shared = _Shared()
-    out: list[Candidate] = []
-    drafts.reverse()
-    while drafts:
-        out.append(_freeze(drafts.pop(), config, shared))
-    return tuple(out)
 
 
 class _Shared:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
+from typing import overload
 
 from . import prefilter
 from .classifier import replaced_subject
@@ -177,49 +179,164 @@ _STOP = frozenset(
 
 
 def link(drafts: Sequence[Draft]) -> None:
-    """Mark superseded drafts in place (``supersedes`` / ``superseded_by``)."""
-    memory = [d for d in drafts if d.kind in _GROUPS]
-    # The owner's first message, where it asks for something ("We must rotate the payments
-    # password"), states the session's goal whatever cue it carries: a later statement
-    # replaces it by naming it or a value in it, never by sharing words with it. What it
-    # chooses ("Use SQLite for the cache.") stays replaceable.
-    first = next((d.position for d in memory if d.role == "user"), -1)
-    opening = {
-        id(d)
-        for d in memory
-        if d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
-    }
-    _vetoed(drafts)
-    # The assistant's status reports, read once, and the pending ones a later report may
-    # replace (most sessions: none) by their index in ``memory``: a report looks at these,
-    # not at every statement.
-    reports = [_report(d.text) if _reporting(d) else _NO_REPORT for d in memory]
-    pending = [n for n, (status, _given) in enumerate(reports) if status == "pending"]
-    corrected_turn = -1
-    roles = {d.role for d in memory}
-    near, far = _Reach(memory, COUNT_REACH), _Reach(memory, FAR_REACH)
-    adjacent = _Reach(memory, ADJACENT)
-    for index, new in enumerate(memory):
+    """Mark superseded drafts in place (``supersedes`` / ``superseded_by``): the drafts
+    of a whole inspection at once (``Linker`` links them as they come)."""
+    linker = Linker()
+    for d in drafts:
+        linker.settle(d)
+    linker.link(final=True)
+
+
+#: At most this many statements wait to be linked for a veto that may still come
+#: (``Linker``): a turn that long is linked without waiting (docs/inspect.md).
+HOLD = MAX_BACK
+#: A reply vetoes one of the assistant's last this many plans (``Linker.settle``).
+_VETO_PLANS = 8
+
+
+class Linker:
+    """Supersession as the drafts come: each is settled (its kind final, read by the
+    veto of a plan), then linked once the statement after it is settled and no owner's
+    veto can still retire a plan before it; a draft is released once no later statement
+    reaches back to it (``FAR_REACH`` turns, ``MAX_BACK`` statements), so a long session
+    holds a bounded window of drafts. Settling every draft before linking any
+    (``link``) is the whole-inspection case."""
+
+    def __init__(self) -> None:
+        self._memory: _Window = _Window()
+        self._near = _Reach(self._memory, COUNT_REACH)
+        self._far = _Reach(self._memory, FAR_REACH)
+        self._adjacent = _Reach(self._memory, ADJACENT)
+        #: The next statement to link, and the first not yet released, by index in memory.
+        self._linked = 0
+        self._released = 0
+        # The owner's first message, where it asks for something ("We must rotate the
+        # payments password"), states the session's goal whatever cue it carries: a later
+        # statement replaces it by naming it or a value in it, never by sharing words
+        # with it. What it chooses ("Use SQLite for the cache.") stays replaceable. Until
+        # it is settled no statement before it is from it (-1).
+        self._first = -1
+        # The assistant's status reports, read once, and the pending ones a later report
+        # may replace (most sessions: none) by their index in memory: a report looks at
+        # these, not at every statement.
+        self._reports: dict[int, tuple[str, frozenset[str]]] = {}
+        self._pending: list[int] = []
+        self._corrected_turn = -1
+        self._roles: set[str] = set()
+        # The veto (``settle``): the assistant's last plans, and those a reply may still
+        # retire, with their index in memory and their number among the plans.
+        self._plans: list[Draft] = []
+        self._planned = 0
+        self._open: deque[tuple[int, int, Draft]] = deque()
+        self._floor = 0
+        #: Plans released while a veto may still retire them, held until it cannot.
+        self._held: list[tuple[int, Draft]] = []
+        #: Statements linked before a veto could no longer retire a plan before them
+        #: (a turn longer than ``HOLD`` statements): where a veto may come too late.
+        self.hurried = 0
+
+    def settle(self, d: Draft, floor: int | None = None) -> bool:
+        """Take the next draft, its kind final; ``floor``: no draft settled after it has
+        an earlier turn (default: its own). Returns whether it is a statement to link
+        (else nothing changes it any more)."""
+        self._floor = d.turn if floor is None else floor
+        if d.role == "assistant" and d.kind == "decision":
+            self._plans.append(d)
+            del self._plans[:-_VETO_PLANS]
+            self._planned += 1
+        elif d.role == "user" and not d.replaces and _VETO.match(d.text.casefold().strip()):
+            # An owner reply that only judges the plan just proposed ("too risky.",
+            # "太冒险了。") retires it, whatever kind the reply was read as.
+            plan = _last_plan(d, self._plans)
+            if plan is not None:
+                _retire(plan, d)
+        while self._open and (
+            self._planned - self._open[0][1] >= _VETO_PLANS
+            or self._floor - self._open[0][2].turn > ADJACENT
+        ):
+            self._open.popleft()
+        if d.kind not in _GROUPS:
+            return False
+        index = len(self._memory)
+        self._memory.append(d)
+        self._roles.add(d.role)
+        if self._first < 0 and d.role == "user":
+            self._first = d.position
+        if _reporting(d):
+            report = _report(d.text)
+            if report[0]:
+                self._reports[index] = report
+                if report[0] == "pending":
+                    self._pending.append(index)
+        if d.role == "assistant" and d.kind == "decision":
+            self._open.append((index, self._planned, d))
+        return True
+
+    def link(self, *, final: bool = False) -> list[Draft]:
+        """Link the settled statements that are ready (all of them when ``final``) and
+        return those no later statement can change any more, to be let go."""
+        end = len(self._memory)
+        while self._linked < end:
+            index = self._linked
+            if not final:
+                if index + 1 >= end:
+                    break  # the statement after it is read with it (``_change_follows``)
+                if self._open and index > self._open[0][0]:
+                    # A reply may still veto a plan before it, which it would read.
+                    if end - index <= HOLD:
+                        break
+                    self.hurried += 1
+            self._one(index)
+            self._linked += 1
+        if final:
+            return self._release(len(self._memory), final=True)
+        return self._release(self._far.reached)
+
+    def _release(self, upto: int, *, final: bool = False) -> list[Draft]:
+        """The statements before ``upto`` (no later statement reaches back to them), but
+        a plan a reply may still veto, held until it cannot (or the end)."""
+        vetoable = {index for index, _n, _d in self._open} if not final else set()
+        out = [d for index, d in self._held if index not in vetoable]
+        self._held = [(index, d) for index, d in self._held if index in vetoable]
+        memory = self._memory
+        for index in range(self._released, upto):
+            d = memory[index]
+            if index in vetoable:
+                self._held.append((index, d))
+            else:
+                out.append(d)
+            self._reports.pop(index, None)
+        if upto > self._released:
+            self._released = upto
+            del self._pending[: bisect_left(self._pending, upto)]
+            memory.drop(upto)
+        return out
+
+    def _one(self, index: int) -> None:
+        """Link ``memory[index]`` to what it replaces among the statements before it."""
+        memory, first, pending = self._memory, self._first, self._pending
+        new = memory[index]
         # Only what was said within reach is compared: a long session stays linear. What
         # reaches far is sliced where it is read: most statements never read that far.
-        recent = memory[near.start(index) : index]
-        previous = memory[adjacent.start(index) : index]
-        far_start = far.start(index)
+        recent = memory[self._near.start(index) : index]
+        previous = memory[self._adjacent.start(index) : index]
+        far_start = self._far.start(index)
         low = new.text.casefold()
         if new.role == "user" and ("?" in low or "？" in low) and _ASKING.search(low):
             # "能不能改成 50 条？", "Could we make it 50?": asked, not yet decided; "Could we
             # keep it to four, though?" pushes back.
-            continue
+            return
         for old in [*_numbered(new, previous), *_turned_down(new, previous)]:
             _retire(old, new)
         # "maxRetries 设 3" after "把 maxRetries 从 16 调到 5": the setting both name.
         if _changes_setting(low):
             for old in _reset(new, low, recent):
                 _retire(old, new)
-        if pending and reports[index][0]:
+        report = self._reports.get(index, _NO_REPORT)
+        if pending and report[0]:
             window = pending[bisect_left(pending, far_start) : bisect_left(pending, index)]
-            open_reports = [(memory[n], reports[n][1]) for n in window]
-            for old in _progressed(new, reports[index][1], open_reports):
+            open_reports = [(memory[n], self._reports[n][1]) for n in window]
+            for old in _progressed(new, report[1], open_reports):
                 _retire(old, new)
         if (
             new.role != "user"
@@ -268,7 +385,7 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in lifted:
                 _retire(old, new)
             if (lifted or names_rule) and new.kind == "correction":
-                continue  # what it takes back is named; nothing else is guessed
+                return  # what it takes back is named; nothing else is guessed
         if new.role == "user":
             # "Switch the invoice store to PostgreSQL": the owner's earlier choice for it goes.
             for old in _repointed(new, memory[far_start:index]):
@@ -278,7 +395,7 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(old, new)
             pick = _pick_of(low)
             if pick and any(pick in _names(d.text, loose=True) for d in _last_asked(new, recent)):
-                continue  # "还是用 PostgreSQL 吧" names the owner's last choice again: it stays
+                return  # "还是用 PostgreSQL 吧" names the owner's last choice again: it stays
             # "change the output dir to /srv/reports" after "Write the reports to /tmp/reports".
             for old in _moved(new, recent):
                 _retire(old, new)
@@ -287,7 +404,7 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in called_off:
                 _retire(old, new)
             if called_off:
-                continue  # what it calls off is named; nothing else is guessed
+                return  # what it calls off is named; nothing else is guessed
             # "scrap that, put them in the database", "Let's go back to the stdlib logging
             # module": what the owner asked for last, and the assistant's plan for it, go;
             # never the owner's first message, which set the session up.
@@ -296,7 +413,7 @@ def link(drafts: Sequence[Draft]) -> None:
                 _retire(old, new)
             if undone:
                 _retire_values(new, recent)  # "我改主意了，超时设成 15 秒"
-                continue  # what it takes back is known; nothing else is guessed
+                return  # what it takes back is known; nothing else is guessed
             # "9000 then.", "20 actually.", "ledger-svc.", "by month.": a bare value in
             # place of the one the owner set just before.
             opened = [d for d in recent if d.position != first]
@@ -304,17 +421,17 @@ def link(drafts: Sequence[Draft]) -> None:
             for old in swapped:
                 _retire(old, new)
             if swapped:
-                continue
+                return
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.text)):
-            continue
+            return
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.text)):
             # "PNG uploads need it too" adds beside what was said; "make it 20 per minute,
             # not 30 — the other team also calls them" explains with an "also".
-            continue
+            return
         if _finding(new):
             # What the assistant finds retires only a value it changes.
             _retire_values(new, recent)
-            continue
+            return
         # "the alerts live in the platform repo, not in the cluster directory" tells where
         # things are: only a choice or a correction retires everything that names what it
         # turns down.
@@ -323,11 +440,11 @@ def link(drafts: Sequence[Draft]) -> None:
         ):
             # "Session lifetime is 12 hours, not 8": the value it changes, no more; and
             # 'slots read as "toggle button, not pressed"' describes, it replaces nothing.
-            continue
+            return
         replaceable = _REPLACES[new.kind]
         # Whose statements it may retire, read once for the few roles, not once for each
         # of the hundreds of statements in reach.
-        retirable = {role for role in roles if may_retire(new.role, role)}
+        retirable = {role for role in self._roles if may_retire(new.role, role)}
         earlier = [
             old
             for old in memory[far_start:index]
@@ -349,11 +466,11 @@ def link(drafts: Sequence[Draft]) -> None:
             # something unrelated. A new value still retires the old one ("Sunset is
             # 2027-03-31, not June" and "set to 2027-06-30").
             _retire_values(new, recent)
-            continue
+            return
         for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             _retire(old, new)
-        guessable = [d for d in earlier if id(d) not in opening]
+        guessable = [d for d in earlier if not _opening(d, first)]
         if _approves_with_condition(new):
             # "fine, but keep it behind a flag." approves the plan and adds to it: it
             # retires what it names, or a value it changes, never a guess.
@@ -395,7 +512,7 @@ def link(drafts: Sequence[Draft]) -> None:
             target is None
             and not changed
             and not refined
-            and not (new.kind == "correction" and new.turn == corrected_turn)
+            and not (new.kind == "correction" and new.turn == self._corrected_turn)
             # The assistant retires only what it names or a value it changes: shared
             # words alone retire its own findings when it merely elaborates on them.
             and new.role != "assistant"
@@ -407,7 +524,50 @@ def link(drafts: Sequence[Draft]) -> None:
             if target is not None:
                 _retire(target, new)
         if new.kind == "correction" and (target is not None or changed):
-            corrected_turn = new.turn
+            self._corrected_turn = new.turn
+
+
+def _opening(d: Draft, first: int) -> bool:
+    """Whether ``d`` is what the owner's first message (at ``first``) asks for: a
+    statement of the session's goal, never replaced by shared words alone."""
+    return d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
+
+
+class _Window:
+    """The statements in reach, by their index among all of them: those before a start
+    that only grows are let go (in batches, so letting go stays linear)."""
+
+    __slots__ = ("_base", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[Draft] = []
+        self._base = 0
+
+    def __len__(self) -> int:
+        return self._base + len(self._items)
+
+    @overload
+    def __getitem__(self, at: int) -> Draft: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Draft]: ...
+    def __getitem__(self, at: int | slice) -> Draft | list[Draft]:
+        base = self._base
+        if isinstance(at, slice):
+            return self._items[at.start - base : at.stop - base]
+        return self._items[at - base]
+
+    def append(self, d: Draft) -> None:
+        self._items.append(d)
+
+    def drop(self, upto: int) -> None:
+        """Let go of the statements before index ``upto``, none of which is read again."""
+        if upto - self._base >= _DROP_BATCH:
+            del self._items[: upto - self._base]
+            self._base = upto
+
+
+_DROP_BATCH = 1024
+
 
 
 # An owner's question about a change: "能不能改成 50 条？", "could we switch to 50?".
@@ -685,8 +845,14 @@ class _Reach:
 
     __slots__ = ("_memory", "_reach", "_start")
 
-    def __init__(self, memory: Sequence[Draft], reach: int) -> None:
+    def __init__(self, memory: _Window, reach: int) -> None:
         self._memory, self._reach, self._start = memory, reach, 0
+
+    @property
+    def reached(self) -> int:
+        """Where the drafts in reach of the last one asked about start: no later one
+        reaches further back."""
+        return self._start
 
     def start(self, index: int) -> int:
         """Where the drafts in reach before ``memory[index]`` start (indices never
@@ -1442,19 +1608,6 @@ def _names(text: str, *, loose: bool = False) -> frozenset[str]:
     if loose:
         found |= set(re.findall(r"[\w+-]+(?:\.[\w+-]+)*", text.casefold()))
     return frozenset(found)
-
-
-def _vetoed(drafts: Sequence[Draft]) -> None:
-    """An owner reply that only judges the plan just proposed ("too risky.", "太冒险了。")
-    retires it, whatever kind the reply was read as (a risk, a fact)."""
-    plans: list[Draft] = []
-    for d in drafts:
-        if d.role == "assistant" and d.kind == "decision":
-            plans.append(d)
-        elif d.role == "user" and not d.replaces and _VETO.match(d.text.casefold().strip()):
-            plan = _last_plan(d, plans[-8:])
-            if plan is not None:
-                _retire(plan, d)
 
 
 def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
