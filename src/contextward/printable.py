@@ -46,7 +46,12 @@ def json_text(data: object, *, indent: int | None = 2) -> str:
     """``data`` as JSON for a terminal or a file: every character as written, except those
     a terminal would not show as themselves (``_HIDDEN``), which are ``\\uXXXX`` escapes
     (the same value to any JSON reader)."""
-    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return json_visible(json.dumps(data, ensure_ascii=False, indent=indent))
+
+
+def json_visible(text: str) -> str:
+    """JSON ``text`` with the characters a terminal would not show as themselves
+    (``_HIDDEN``) as ``\\uXXXX`` escapes: ``json_text`` of JSON written otherwise."""
     return _HIDDEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

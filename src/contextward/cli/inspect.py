@@ -11,9 +11,11 @@ from .inspect_io import (
     candidates_table,
     dumps,
     load,
+    load_into,
     provider_prompt,
     skipped_line,
 )
+from .inspect_spill import JsonSpill, TableSpill
 
 
 @click.command("inspect")
@@ -41,6 +43,9 @@ def command(
             raise BadInput("--prompt prints the question alone: it takes no --answer or --json")
         click.echo(provider_prompt(file, fmt))
         return
+    if answer is None:
+        _streamed(file, fmt, as_json)
+        return
     result = load(file, fmt, answer, notice=False)
     if as_json:
         click.echo(dumps({**result.to_dict(), **result.provider_notes()}))
@@ -49,3 +54,17 @@ def command(
             click.echo(f"contextward: {skipped}", err=True)
     else:
         click.echo(candidates_table(result))
+
+
+def _streamed(file: str, fmt: str | None, as_json: bool) -> None:
+    """Rules mode in bounded memory: the candidates go to a spill as they are frozen and
+    are printed from it once the transcript is read (nothing before: a transcript that
+    turns out unreadable is one line on stderr)."""
+    with JsonSpill() if as_json else TableSpill() as spill:
+        result = load_into(file, fmt, spill)
+        for piece in spill.rendered(result):
+            click.echo(piece, nl=False)
+    click.echo()
+    skipped = skipped_line(result)
+    if skipped and as_json:
+        click.echo(f"contextward: {skipped}", err=True)

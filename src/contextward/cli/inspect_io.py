@@ -7,16 +7,21 @@ Owns turning a FILE argument into an ``InspectionResult`` with one-line errors
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import BinaryIO
 
 import click
 
 from ..compaction import policy_for
 from ..inspect import (
     FORMATS,
+    Candidate,
+    CandidateSink,
     InspectError,
     InspectionResult,
+    PolicyConfig,
     ReviewDecision,
+    inspect_into,
     inspect_stream,
     parse_decisions,
 )
@@ -61,15 +66,43 @@ def load(
     other input says them after it (``notices``): a refusal is its one line.
     """
     provider = Answered(answer_text(answer, path)) if answer is not None else None
+    result = _inspected(
+        path,
+        fmt,
+        lambda stream, config: inspect_stream(stream, fmt, config=config, provider=provider),
+        notice=notice,
+    )
+    if provider is not None and provider_notes:
+        provider_notice(result)
+    return result
+
+
+def load_into(path: str, fmt: str | None, sink: CandidateSink) -> InspectionResult:
+    """``load`` in rules mode, each candidate put in ``sink`` as soon as nothing can
+    change it (``inspect_into``): the result holds none. Says nothing of what was
+    skipped (``notice=False``)."""
+    return _inspected(
+        path,
+        fmt,
+        lambda stream, config: inspect_into(stream, sink, fmt, config=config),
+        notice=False,
+    )
+
+
+def _inspected(
+    path: str,
+    fmt: str | None,
+    inspect: Callable[[BinaryIO, PolicyConfig], InspectionResult],
+    *,
+    notice: bool,
+) -> InspectionResult:
     config = policy_for(project_root())  # the project's thresholds, if it sets any
     with open_input(path, what="transcript") as stream:
         try:
-            result = inspect_stream(stream, fmt, config=config, provider=provider)
+            result = inspect(stream, config)
         except InspectError as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
     read_all(path, result.messages, result.skipped, notice=notice, fmt=fmt)
-    if provider is not None and provider_notes:
-        provider_notice(result)
     return result
 
 
@@ -178,29 +211,46 @@ def skipped_line(result: InspectionResult) -> str | None:
     return f"skipped: {listed(result.skipped)}"
 
 
+HEADER = ("ACTION", "KIND", "CRIT", "ID", "CONTENT")
+
+
 def candidates_table(result: InspectionResult) -> str:
-    rows = [("ACTION", "KIND", "CRIT", "ID", "CONTENT")]
-    for c in result.candidates:
-        rows.append((c.action, c.kind, "yes" if c.critical else "", c.id, preview(c.content)))
-    widths = [max(len(row[col]) for row in rows) for col in range(4)]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
-        for row in rows
-    ]
-    counts = result.counts()
+    rows = [HEADER, *(row(c) for c in result.candidates)]
+    widths = [max(len(cells[col]) for cells in rows) for col in range(4)]
+    lines = [table_line(cells, widths) for cells in rows]
     superseded = sum(1 for c in result.candidates if c.superseded_by)
-    lines.append("")
-    lines.append(
-        f"{counted(len(result.candidates), 'candidate')} from "
+    lines += summary_lines(result, len(result.candidates), result.counts(), superseded)
+    return "\n".join(lines)
+
+
+def row(c: Candidate) -> tuple[str, str, str, str, str]:
+    """A candidate's cells in the table."""
+    return (c.action, c.kind, "yes" if c.critical else "", c.id, preview(c.content))
+
+
+def table_line(cells: tuple[str, ...], widths: list[int]) -> str:
+    """A row of the table, its first four cells padded to ``widths``."""
+    line = "  ".join(cell.ljust(w) for cell, w in zip(cells[:4], widths, strict=True))
+    return (line + "  " + cells[4]).rstrip()
+
+
+def summary_lines(
+    result: InspectionResult, candidates: int, counts: Mapping[str, int], superseded: int
+) -> list[str]:
+    """What the table says under its rows: how many candidates of how many messages,
+    what the policy does with them, and what was skipped."""
+    lines = [
+        "",
+        f"{counted(candidates, 'candidate')} from "
         f"{counted(result.messages, 'message')} "
         f"({result.format or 'messages'}, {result.mode} mode): "
         f"keep {counts['keep']} · drop {counts['drop']} · review {counts['review']}"
-        + (f" · superseded {superseded}" if superseded else "")
-    )
+        + (f" · superseded {superseded}" if superseded else ""),
+    ]
     skipped = skipped_line(result)
     if skipped:
         lines.append(skipped)
-    return "\n".join(line.rstrip() for line in lines)
+    return [line.rstrip() for line in lines]
 
 
 def preview(text: str) -> str:

@@ -11,7 +11,7 @@ from .capture import snapshot_of
 from .classifier import CRITICAL_KINDS, MEMORY_KINDS, NOISE_KINDS
 from .errors import InspectError
 from .guidance import Guidance, Limits, build_guidance
-from .inspector import inspect_messages, inspect_stream
+from .inspector import CandidateSink, inspect_into, inspect_messages, inspect_stream
 from .message import ROLES, Message
 from .policy import PolicyConfig, PolicyConfigError, decide
 from .provider import CandidateProvider
@@ -27,6 +27,7 @@ __all__ = [
     "ROLES",
     "Candidate",
     "CandidateProvider",
+    "CandidateSink",
     "Guidance",
     "InspectError",
     "InspectionResult",
@@ -40,6 +41,7 @@ __all__ = [
     "decide",
     "detect",
     "final_actions",
+    "inspect_into",
     "inspect_messages",
     "inspect_stream",
     "keep_unresolved",

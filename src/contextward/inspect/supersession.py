@@ -16,7 +16,6 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
-from typing import overload
 
 from . import prefilter
 from .classifier import replaced_subject
@@ -187,6 +186,10 @@ def link(drafts: Sequence[Draft]) -> None:
     linker.link(final=True)
 
 
+#: What the owner's first message asks for (``Linker``): the session's goal.
+_OPENING_KINDS = frozenset({"goal", "todo", "requirement"})
+#: Statements let go of at once: letting go stays linear.
+_DROP_BATCH = 1024
 #: At most this many statements wait to be linked for a veto that may still come
 #: (``Linker``): a turn that long is linked without waiting (docs/inspect.md).
 HOLD = MAX_BACK
@@ -203,7 +206,9 @@ class Linker:
     (``link``) is the whole-inspection case."""
 
     def __init__(self) -> None:
-        self._memory: _Window = _Window()
+        #: The statements in reach and those settled after them; indices count from the
+        #: first held (``_drop`` moves every index kept when it lets the first ones go).
+        self._memory: list[Draft] = []
         self._near = _Reach(self._memory, COUNT_REACH)
         self._far = _Reach(self._memory, FAR_REACH)
         self._adjacent = _Reach(self._memory, ADJACENT)
@@ -309,8 +314,21 @@ class Linker:
         if upto > self._released:
             self._released = upto
             del self._pending[: bisect_left(self._pending, upto)]
-            memory.drop(upto)
+            if upto >= _DROP_BATCH:
+                self._drop(upto)
         return out
+
+    def _drop(self, n: int) -> None:
+        """Let go of the first ``n`` statements, all released: every index moves by ``n``."""
+        del self._memory[:n]
+        self._linked -= n
+        self._released -= n
+        for reach in (self._near, self._far, self._adjacent):
+            reach.moved(n)
+        self._open = deque((index - n, planned, d) for index, planned, d in self._open)
+        self._held = [(index - n, d) for index, d in self._held]
+        self._pending = [index - n for index in self._pending]
+        self._reports = {index - n: report for index, report in self._reports.items()}
 
     def _one(self, index: int) -> None:
         """Link ``memory[index]`` to what it replaces among the statements before it."""
@@ -470,7 +488,12 @@ class Linker:
         for old in (d for d in named[1:] if d.kind != "goal"):
             # "scratch the cronjob" retires the owner's cronjob plan and the assistant's too.
             _retire(old, new)
-        guessable = [d for d in earlier if not _opening(d, first)]
+        # What the owner's first message asks for is never replaced by shared words alone.
+        guessable = [
+            d
+            for d in earlier
+            if d.position != first or d.role != "user" or d.kind not in _OPENING_KINDS
+        ]
         if _approves_with_condition(new):
             # "fine, but keep it behind a flag." approves the plan and adds to it: it
             # retires what it names, or a value it changes, never a guess.
@@ -525,49 +548,6 @@ class Linker:
                 _retire(target, new)
         if new.kind == "correction" and (target is not None or changed):
             self._corrected_turn = new.turn
-
-
-def _opening(d: Draft, first: int) -> bool:
-    """Whether ``d`` is what the owner's first message (at ``first``) asks for: a
-    statement of the session's goal, never replaced by shared words alone."""
-    return d.position == first and d.role == "user" and d.kind in ("goal", "todo", "requirement")
-
-
-class _Window:
-    """The statements in reach, by their index among all of them: those before a start
-    that only grows are let go (in batches, so letting go stays linear)."""
-
-    __slots__ = ("_base", "_items")
-
-    def __init__(self) -> None:
-        self._items: list[Draft] = []
-        self._base = 0
-
-    def __len__(self) -> int:
-        return self._base + len(self._items)
-
-    @overload
-    def __getitem__(self, at: int) -> Draft: ...
-    @overload
-    def __getitem__(self, at: slice) -> list[Draft]: ...
-    def __getitem__(self, at: int | slice) -> Draft | list[Draft]:
-        base = self._base
-        if isinstance(at, slice):
-            return self._items[at.start - base : at.stop - base]
-        return self._items[at - base]
-
-    def append(self, d: Draft) -> None:
-        self._items.append(d)
-
-    def drop(self, upto: int) -> None:
-        """Let go of the statements before index ``upto``, none of which is read again."""
-        if upto - self._base >= _DROP_BATCH:
-            del self._items[: upto - self._base]
-            self._base = upto
-
-
-_DROP_BATCH = 1024
-
 
 
 # An owner's question about a change: "能不能改成 50 条？", "could we switch to 50?".
@@ -845,7 +825,7 @@ class _Reach:
 
     __slots__ = ("_memory", "_reach", "_start")
 
-    def __init__(self, memory: _Window, reach: int) -> None:
+    def __init__(self, memory: Sequence[Draft], reach: int) -> None:
         self._memory, self._reach, self._start = memory, reach, 0
 
     @property
@@ -853,6 +833,10 @@ class _Reach:
         """Where the drafts in reach of the last one asked about start: no later one
         reaches further back."""
         return self._start
+
+    def moved(self, n: int) -> None:
+        """The first ``n`` drafts of ``memory`` were let go."""
+        self._start -= n
 
     def start(self, index: int) -> int:
         """Where the drafts in reach before ``memory[index]`` start (indices never
