@@ -9,8 +9,10 @@ word would be cheaper than real text (the rules cache what they read, and
 inspection merges duplicates), about twice as fast as measured. Tool results
 are repeated 4x, as real transcripts are dominated by them (and real logs do
 repeat); a second run without that (prose only) is the worst case. Each run is
-a fresh subprocess so its peak RSS (``ru_maxrss``) is its own. Throughput
-is per CPU second (``process_time``), so a busy machine does not skew it.
+a fresh subprocess so its peak RSS (``ru_maxrss``) is its own: the throughput
+is ``inspect_stream``'s, per CPU second (``process_time``), so a busy machine
+does not skew it; the peak RSS is ``contextward inspect FILE --json``'s (to
+/dev/null), which spills each candidate as it is frozen.
 """
 
 from __future__ import annotations
@@ -30,21 +32,39 @@ from bench.inspect_eval import sessions
 from contextward.inspect import inspect_stream
 
 # Peak RSS from /proc (VmHWM starts afresh at exec); ru_maxrss elsewhere, which on Linux
-# would also count the parent's peak from before the fork.
+# would also count the parent's peak from before the fork. ``library``: CPU seconds of
+# ``inspect_stream``, the result held whole (the throughput figures); ``cli``: what
+# ``contextward inspect FILE --json`` runs, printed to /dev/null (the peak RSS figures:
+# the candidates are spilled as they are frozen, so it stays flat).
 _CHILD = r"""
-import json, resource, sys, time
-from contextward.inspect import inspect_stream
-start = time.process_time()
-with open(sys.argv[1], "rb") as f:
-    result = inspect_stream(f)
-elapsed = time.process_time() - start
+import json, os, resource, sys, time
+path, how = sys.argv[1], sys.argv[2]
+if how == "cli":
+    from contextward.cli import main
+    null = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(1)
+    os.dup2(null, 1)
+    start = time.process_time()
+    try:
+        main(["inspect", path, "--json"], standalone_mode=False)
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+    elapsed = time.process_time() - start
+    messages = candidates = None
+else:
+    from contextward.inspect import inspect_stream
+    start = time.process_time()
+    with open(path, "rb") as f:
+        result = inspect_stream(f)
+    elapsed = time.process_time() - start
+    messages, candidates = result.messages, len(result.candidates)
 try:
     with open("/proc/self/status") as status:
         rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 except (OSError, StopIteration):
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": elapsed, "rss_kb": rss,
-                  "messages": result.messages, "candidates": len(result.candidates)}))
+print(json.dumps({"seconds": elapsed, "rss_kb": rss, "messages": messages, "candidates": candidates}))
 """
 
 
@@ -146,18 +166,26 @@ def generate(path: Path, megabytes: float, tool_repeat: int, realistic: bool = T
 
 
 def measure(megabytes: float, tool_repeat: int, realistic: bool = True) -> dict[str, float]:
+    """Throughput of ``inspect_stream`` and the peak RSS of ``contextward inspect
+    --json``, each in a fresh process, on one generated transcript."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "transcript.jsonl"
         size = generate(path, megabytes, tool_repeat, realistic)
-        proc = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(path)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        out = json.loads(proc.stdout)
-        out["mb"] = size / 1024 / 1024
-        return out
+        runs = {}
+        for how in ("library", "cli"):
+            proc = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(path), how],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=tmp,  # no project's thresholds: the defaults
+            )
+            runs[how] = json.loads(proc.stdout.splitlines()[-1])
+        return {
+            "seconds": runs["library"]["seconds"],
+            "rss_kb": runs["cli"]["rss_kb"],
+            "mb": size / 1024 / 1024,
+        }
 
 
 def replacing(turns: int) -> float:

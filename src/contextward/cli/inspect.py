@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ._io import BadInput
+from ._spill import JsonSpill, TableSpill
 from .inspect_io import (
     ANSWER_OPTION,
     FORMAT_OPTION,
@@ -15,7 +16,6 @@ from .inspect_io import (
     provider_prompt,
     skipped_line,
 )
-from .inspect_spill import JsonSpill, TableSpill
 
 
 @click.command("inspect")

@@ -96,7 +96,7 @@ def statement_key(text: str) -> str:
 LAG = supersession.MAX_BACK
 #: Drafts are settled and linked this many at a time: the rules run faster in a batch
 #: than between the messages' classification.
-_BATCH = 4096
+BATCH = 4096
 
 
 class CandidateSink(Protocol):
@@ -157,7 +157,7 @@ class _Builder:
         self._state_list: list[_State] = []
         self._patches: dict[int, Draft] = {}
         #: Copies that changed a settled draft's kind or ``replaces``: it was linked as it
-        #: was before (the one way a streamed inspection differs from a whole one).
+        #: was before (where a streamed inspection may differ from a whole one).
         self.late = 0
 
     @property
@@ -242,7 +242,7 @@ class _Builder:
     def advance(self) -> None:
         """Settle the drafts ``LAG`` behind the last, and freeze what is done."""
         drafts = self.drafts
-        if len(drafts) <= LAG + _BATCH:
+        if len(drafts) <= LAG + BATCH:
             return
         while len(drafts) > LAG:
             self._settle(drafts.popleft())

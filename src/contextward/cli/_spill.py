@@ -207,9 +207,11 @@ class TableSpill(_Spill):
         """The table of ``result`` and the spilled candidates, in pieces, as
         ``candidates_table`` renders the whole result."""
         widths = [max(n for n, rows in column.items() if rows > 0) for column in self._widths]
-        lines = (table_line(tuple(json.loads(body)), widths) for body in self.bodies())
+        rows = ("\n" + table_line(tuple(json.loads(body)), widths) for body in self.bodies())
         end = summary_lines(result, len(self), self.counts, self.superseded)
-        yield from _pieces(table_line(HEADER, widths) + "\n", lines, "\n", "\n" + "\n".join(end))
+        yield from _pieces(
+            table_line(HEADER, widths), rows, "", "".join(f"\n{line}" for line in end)
+        )
 
 
 def _indented(data: dict[str, Any]) -> str:
