@@ -217,7 +217,7 @@ class TableSpill(_Spill):
 def _indented(data: dict[str, Any]) -> str:
     """A candidate's object as ``json_text`` writes it two levels down (in the document's
     list): each value as the C encoder writes it, laid out as ``indent=2`` lays it out.
-    The pure-Python encoder that indents is most of the time the whole document took."""
+    The pure-Python encoder that indents was most of the time the whole document took."""
     lines = []
     for key, value in data.items():
         if isinstance(value, list):
@@ -226,14 +226,20 @@ def _indented(data: dict[str, Any]) -> str:
                 if value
                 else "[]"
             )
+        elif value is True or value is False:
+            text = "true" if value else "false"
+        elif isinstance(value, float):
+            text = float.__repr__(value)  # as json writes a finite float, without its encoder
         else:
             text = _json(value)
-        lines.append(f"      {_json(key)}: {text}")
+        prefix = _KEYS.get(key) or _KEYS.setdefault(key, f"      {_json(key)}: ")
+        lines.append(prefix + text)
     return json_visible("    {\n" + ",\n".join(lines) + "\n    }")
 
 
 _json = json.JSONEncoder(ensure_ascii=False).encode
 _ITEM = " " * 8
+_KEYS: dict[str, str] = {}
 
 
 def _pieces(head: str, items: Iterator[str], between: str, tail: str) -> Iterator[str]:
