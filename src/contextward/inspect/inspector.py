@@ -253,10 +253,15 @@ class _Builder:
         """No message comes any more: link and freeze the rest, then revise the
         candidates later copies patched."""
         self._seen.clear()  # the folded texts' digests: nothing is added any more
+        for d in self.drafts:
+            d.digest = b""  # and the drafts' own, as much memory again as their slots
         while self.drafts:
             self._settle(self.drafts.popleft())
-        for d in self._linker.link(final=True):
-            self._let_go(d)
+        # Each let go as its candidate is made: the two are never held whole at once.
+        done = self._linker.link(final=True)
+        done.reverse()
+        while done:
+            self._let_go(done.pop())
         config, shared = self._config, self._shared
         for ordinal, patch in self._patches.items():
             self._sink.revise(ordinal, partial(_revised, patch, config, shared))
