@@ -62,9 +62,11 @@ def _streamed(file: str, fmt: str | None, as_json: bool) -> None:
     turns out unreadable is one line on stderr)."""
     with JsonSpill() if as_json else TableSpill() as spill:
         result = load_into(file, fmt, spill)
-        for piece in spill.rendered(result):
-            click.echo(piece, nl=False)
-    click.echo()
-    skipped = skipped_line(result)
-    if skipped and as_json:
-        click.echo(f"contextward: {skipped}", err=True)
+        try:
+            for piece in spill.rendered(result):
+                click.echo(piece, nl=False)
+            click.echo()
+        finally:  # said even when the reader stopped reading (``| head``)
+            skipped = skipped_line(result)
+            if skipped and as_json:
+                click.echo(f"contextward: {skipped}", err=True)
