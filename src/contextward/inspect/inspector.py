@@ -2,8 +2,10 @@
 
 Owns the order of the steps and the bounded treatment of tool output (one
 candidate per tool message, its content a short verbatim prefix). Reads its
-input once, as a stream. Never invents text: every candidate's content is a
-verbatim span of one message.
+input once, as a stream, and in rules mode holds a bounded window of drafts:
+each candidate goes to a sink once nothing can change it (``_Builder``).
+Never invents text: every candidate's content is a verbatim span of one
+message.
 """
 
 from __future__ import annotations
