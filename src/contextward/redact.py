@@ -335,13 +335,19 @@ class _Gates(NamedTuple):
     rules: tuple[tuple[re.Pattern[str], _Replacement], ...]
     #: Every pattern's needs, each once, and the patterns (by index) that need it.
     needs: dict[str, tuple[int, ...]]
+    #: The needs no other need is part of ("pass" of "password"), each with the needs
+    #: that hold it: a text without it holds none of them, so most needs are never tried.
+    probes: dict[str, tuple[str, ...]]
 
     def wanted(self, low: str) -> list[int]:
         """The patterns, in order, whose needs the folded text ``low`` holds."""
-        held = [need for need in self.needs if need in low]
+        held = [probe for probe in self.probes if probe in low]
         if not held:
             return []
-        return sorted({n for need in held for n in self.needs[need]})
+        needs = self.needs
+        return sorted(
+            {n for probe in held for need in self.probes[probe] if need in low for n in needs[need]}
+        )
 
 
 @cache
@@ -355,7 +361,12 @@ def _gates() -> _Gates:
             _group_replacer(kind) if "secret" in pattern.groupindex else MASK.format(kind=kind)
         )
         rules.append((pattern, replace))
-    return _Gates(tuple(rules), {need: tuple(ns) for need, ns in needs.items()})
+    probes = {
+        probe: tuple(need for need in needs if probe in need)
+        for probe in needs
+        if not any(other != probe and other in probe for other in needs)
+    }
+    return _Gates(tuple(rules), {need: tuple(ns) for need, ns in needs.items()}, probes)
 
 
 def _needs(pattern: str) -> frozenset[str]:
