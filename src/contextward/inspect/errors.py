@@ -6,6 +6,7 @@
         code = "invalid_decision"   a review decision is malformed
         code = "unknown_candidate"  a review decision names no candidate
         code = "provider_error"     a provider failed (recorded; rules take over)
+        code = "read_failed"        the process reading a large transcript failed or died
 
 Messages are structural only (formats, line numbers, candidate ids): never
 transcript content, which may hold secrets.
@@ -19,6 +20,7 @@ ErrorCode = Literal[
     "empty_input",
     "invalid_decision",
     "provider_error",
+    "read_failed",
     "unknown_candidate",
     "unknown_format",
 ]

@@ -15,13 +15,13 @@ import os
 import re
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, NamedTuple, Protocol
 
 from ..redact import prefix
-from . import lexicon, supersession
+from . import apart, lexicon, supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import (
     CRITICAL_KINDS,
@@ -99,6 +99,9 @@ LAG = supersession.MAX_BACK
 #: Drafts are settled and linked this many at a time: the rules run faster in a batch
 #: than between the messages' classification.
 BATCH = 4096
+#: When another process classifies (``apart``), a smaller batch: while this one links a
+#: batch the other fills the pipe between them, and then waits.
+BATCH_APART = 1024
 
 
 class CandidateSink(Protocol):
@@ -144,7 +147,8 @@ class _Builder:
     merges into a patch (a draft holding what the candidate was made of, and the copies'
     sources), made into the revised candidate at the end."""
 
-    def __init__(self, config: PolicyConfig, sink: CandidateSink) -> None:
+    def __init__(self, config: PolicyConfig, sink: CandidateSink, batch: int = BATCH) -> None:
+        self._batch = batch
         self.drafts: deque[Draft] = deque()  # not yet settled, in order
         #: Each statement's digest: its draft, or the ordinal of its frozen candidate.
         self._seen: dict[bytes, Draft | int] = {}
@@ -244,7 +248,7 @@ class _Builder:
     def advance(self) -> None:
         """Settle the drafts ``LAG`` behind the last, and freeze what is done."""
         drafts = self.drafts
-        if len(drafts) <= LAG + BATCH:
+        if len(drafts) <= LAG + self._batch:
             return
         while len(drafts) > LAG:
             self._settle(drafts.popleft())
@@ -337,50 +341,65 @@ def inspect_messages(
     message among them is no opening request (no goal for that alone)."""
     sink = _Collected()
     result = _inspect(
-        messages,
+        _reads(messages, continued=continued),
         sink,
         config=config,
         provider=provider,
         format=format,
         skipped=skipped,
-        continued=continued,
     )
     return replace(result, candidates=sink.candidates())
 
 
-def _inspect(
-    messages: Iterable[Message],
-    sink: CandidateSink,
-    *,
-    config: PolicyConfig | None = None,
-    provider: CandidateProvider | None = None,
-    format: str | None = None,
-    skipped: dict[str, int] | None = None,
-    continued: bool = False,
-) -> InspectionResult:
-    """``inspect_messages``, each candidate put in ``sink``: in rules mode as soon as
-    nothing can change it, in provider mode at the end. The result holds no candidate."""
-    config = config or PolicyConfig()
-    builder = _Builder(config, sink)
-    kept_messages: list[Message] | None = [] if provider is not None else None
-    count = 0
+class _Read(NamedTuple):
+    """One message as the rules read it (``_reads``), before its statements are merged
+    with the earlier ones and linked: what a reading process sends the inspecting one.
+    A tool message has ``units`` None; our own block passed back in, ``message`` None."""
+
+    message: Message | None
+    #: Its place (``_QUOTE_ROOM`` positions a message) and its speaker turn.
+    position: int = 0
+    turn: int = 0
+    #: Who says its statements (``Context.role``) and whether a host's summary does.
+    role: str = ""
+    summary: bool = False
+    #: Its statements: each one's text, the owner message a summary quotes it from (0:
+    #: none) and its number in a list, with its kind.
+    units: tuple[tuple[str, int, int | None], ...] | None = None
+    kinds: tuple[Classification, ...] = ()
+    #: A tool message: the start of its output (None: empty) and the error line it ends
+    #: with, if it failed.
+    first: str | None = None
+    error: str | None = None
+
+    def light(self) -> _Read:
+        """The same, its message carrying only what the candidates take (its id and
+        role): what crosses to the inspecting process."""
+        m = self.message
+        return self._replace(message=Message(m.id, m.role, "")) if m is not None else self
+
+
+#: What our own restore block or brief, passed back in, reads as: no one said it.
+_OWN = _Read(None)
+
+
+def _reads(messages: Iterable[Message], *, continued: bool = False) -> Iterator[_Read]:
+    """Each message segmented and classified in its context (the speaker turns, the
+    opening request, a failed tool run before it); ``continued``: the messages go on a
+    session already compacted, so the owner's first message among them is no opening
+    request. Nothing here depends on another message's statements."""
     opening = not continued  # until the first user message with text has been read
-    pending_error: tuple[Message, str] | None = None
     failed = False  # the last tool run failed
     turn, speaker = 0, ""
-    own = 0
     for index, message in enumerate(messages):
         # Room between two messages' positions for the owner messages a summary quotes.
         position = index * _QUOTE_ROOM
-        count += 1
         if message.role != "tool" and own_block(message.text):
-            own += 1  # our own restore block or brief, passed back in: no one said it
+            yield _OWN
             continue
-        if kept_messages is not None:
-            kept_messages.append(message)
         if message.role == "tool":
-            error, failed = _tool(builder, message, position, turn)
-            pending_error = error or pending_error
+            first, error, failed = _tool(message)
+            yield _Read(message, position, turn, first=first, error=error)
             continue
         if message.role != speaker:
             turn, speaker = turn + 1, message.role
@@ -406,29 +425,75 @@ def _inspect(
             if summary
             else _with_code(pieces, [classify(unit, ctx, n) for n, unit in enumerate(pieces)], ctx)
         )
+        yield _Read(
+            message,
+            position,
+            turn,
+            ctx.role,
+            summary,
+            tuple((unit.text, unit.quoted, unit.number) for unit in pieces),
+            tuple(kinds),
+        )
+        quoted = max((unit.quoted for unit in pieces), default=0)
+        if quoted:  # the quoted owner messages took the turns after it
+            turn += quoted
+        failed = False
+
+
+def _inspect(
+    reads: Iterable[_Read],
+    sink: CandidateSink,
+    *,
+    config: PolicyConfig | None = None,
+    provider: CandidateProvider | None = None,
+    format: str | None = None,
+    skipped: dict[str, int] | None = None,
+    batch: int = BATCH,
+) -> InspectionResult:
+    """``inspect_messages`` of the messages read (``_reads``), each candidate put in
+    ``sink``: in rules mode as soon as nothing can change it (linked ``batch`` drafts at
+    a time), in provider mode at the end. The result holds no candidate."""
+    config = config or PolicyConfig()
+    builder = _Builder(config, sink, batch)
+    kept_messages: list[Message] | None = [] if provider is not None else None
+    count = 0
+    pending_error: tuple[Message, str] | None = None
+    own = 0
+    for read in reads:
+        count += 1
+        message = read.message
+        if message is None:
+            own += 1  # our own restore block or brief, passed back in: no one said it
+            continue
+        if kept_messages is not None:
+            kept_messages.append(message)
+        position, turn = read.position, read.turn
+        if read.units is None:  # a tool message: one noise candidate
+            if read.first is not None:
+                builder.add(message, position, read.first, _TOOL_OUTPUT, turn=turn)
+            if read.error is not None:
+                pending_error = (message, read.error)
+            continue
         # An owner message a summary quotes is the owner's word, said again in its own turn
         # and place: a later quote replaces an earlier one as the messages did. The drafts
         # of one message share its position and turn (one int each, not one per draft).
         added = [
             builder.add(
                 message,
-                position + unit.quoted if unit.quoted else position,
-                unit.text,
+                position + quoted if quoted else position,
+                text,
                 c,
-                turn=turn + unit.quoted if unit.quoted else turn,
-                item=unit.number,
-                role="user" if unit.quoted else ctx.role,
-                summary=summary and not unit.quoted,
+                turn=turn + quoted if quoted else turn,
+                item=number,
+                role="user" if quoted else read.role,
+                summary=read.summary and not quoted,
             )
-            for unit, c in zip(pieces, kinds, strict=True)
+            for (text, quoted, number), c in zip(read.units, read.kinds, strict=True)
         ]
-        quoted = max((unit.quoted for unit in pieces), default=0)
-        if quoted:  # else the next message's drafts share this turn's int
-            turn += quoted
         if pending_error is not None:
+            turn += max((quoted for _text, quoted, _number in read.units), default=0)
             _explain(builder, pending_error, added, position, turn)
             pending_error = None
-        failed = False
         if kept_messages is None:
             builder.advance()
     mode: str = "rules"
@@ -566,16 +631,28 @@ def _inspect_stream(
     continued: bool = False,
 ) -> InspectionResult:
     transcript = open_transcript(stream, format)
-    if _file_size(stream) >= FOCUS_FROM_BYTES:
+    size = _file_size(stream)
+    if size >= FOCUS_FROM_BYTES:
         lexicon.prepare()  # thousands of units to come: the first ones are focused too
-    result = _inspect(
-        transcript.messages, sink, config=config, provider=provider, continued=continued
-    )
-    return replace(
-        result,
-        format=transcript.format,
-        skipped=_counted(transcript.skips.counts, result.skipped),
-    )
+    if provider is None and apart.worth_it(size):
+        # A second process reads and classifies while this one links and decides.
+        reads = apart.Apart(
+            lambda: _reads(transcript.messages, continued=continued),
+            lambda: transcript.skips.counts,
+            _Read.light,
+        )
+        result = _inspect(reads, sink, config=config, batch=BATCH_APART)
+        skips = reads.result
+        assert isinstance(skips, dict), "the reading process sends what it skipped"
+    else:
+        result = _inspect(
+            _reads(transcript.messages, continued=continued),
+            sink,
+            config=config,
+            provider=provider,
+        )
+        skips = transcript.skips.counts
+    return replace(result, format=transcript.format, skipped=_counted(skips, result.skipped))
 
 
 def _ends(text: str, size: int) -> str:
@@ -584,13 +661,21 @@ def _ends(text: str, size: int) -> str:
     return head[: head.rfind("\n") + 1] + (tail[tail.find("\n") + 1 :] if "\n" in tail else "")
 
 
-def _tool(
-    builder: _Builder, message: Message, position: int, turn: int
-) -> tuple[tuple[Message, str] | None, bool]:
-    """One noise candidate per tool message; returns its error line and whether it failed."""
+#: What every tool message's candidate is.
+_TOOL_OUTPUT = Classification(
+    "tool_output",
+    IMPORTANCE["tool_output"],
+    0.95,
+    "tool output: command output, logs and test runs are noise",
+)
+
+
+def _tool(message: Message) -> tuple[str | None, str | None, bool]:
+    """A tool message's noise candidate's text (None: it is empty), the error line it
+    ends with, and whether it failed."""
     text = message.text.strip()
     if not text:
-        return None, False
+        return None, None, False
     # Prefixes never cut a secret in two (the half would pass the mask).
     first = prefix(text.split("\n", 1)[0].strip(), NOISE_PREVIEW) or prefix(text, NOISE_PREVIEW)
     error = None
@@ -603,16 +688,8 @@ def _tool(
         # The last error line usually names the cause: read the lines from the end.
         line = next((ln.strip() for ln in reversed(probe.split("\n")) if _ERROR.search(ln)), "")
     if line and line in message.text:
-        error = (message, prefix(line, NOISE_PREVIEW * 2))
-    reason = "tool output: command output, logs and test runs are noise"
-    builder.add(
-        message,
-        position,
-        first,
-        Classification("tool_output", IMPORTANCE["tool_output"], 0.95, reason),
-        turn=turn,
-    )
-    return error, failed
+        error = prefix(line, NOISE_PREVIEW * 2)
+    return first, error, failed
 
 
 def _explain(
