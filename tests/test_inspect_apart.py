@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+SECRET = "ghp_" + "0123456789abcdefghij0123456789abcdef"
 
 
 def transcript(path: Path, megabytes: float) -> Path:
@@ -33,6 +34,11 @@ def transcript(path: Path, megabytes: float) -> Path:
         sys.path.remove(str(ROOT))
     generate(path, megabytes, 2)
     with path.open("a", encoding="utf-8") as out:
+        for kind, text in (("user", f"Use this key for CI: {SECRET}"), ("tool", SECRET)):
+            content = [{"type": "tool_result", "tool_use_id": "t1", "content": text}]
+            message = {"role": "user", "content": content if kind == "tool" else text}
+            out.write(json.dumps({"type": "user", "uuid": f"s-{kind}", "message": message}))
+            out.write("\n")
         out.write('{"type": "user", "message": {"content": "half a line\n')
         out.write(json.dumps({"type": "user", "isSidechain": True, "message": {"content": "x"}}))
         out.write("\n")
@@ -56,7 +62,12 @@ def fork():
 os.fork = fork
 with open(sys.argv[1], "rb") as stream:
     result = inspect_stream(stream)
-print(json.dumps({"result": dataclasses.asdict(result), "forks": len(made)}))
+found = dataclasses.asdict(result)
+for candidate in found["candidates"]:
+    del candidate["clean"]  # how masking was spared, compared below
+clean = [c.content for c in result.candidates if c.clean]
+print(json.dumps({"result": found, "forks": len(made), "clean": clean,
+                  "json": json.dumps(result.to_dict())}))
 """
 
 
@@ -76,7 +87,12 @@ def test_two_processes_find_what_one_finds(tmp_path: Path) -> None:
     path = transcript(tmp_path / "t.jsonl", 0.6)
     alone, shared = inspected(path, "1"), inspected(path, "2")
     assert (alone["forks"], shared["forks"]) == (0, 1)
-    assert shared["result"] == alone["result"]
+    assert shared["result"] == alone["result"] and shared["json"] == alone["json"]
+    # The reading process found most texts to hold no secret, which spares masking them
+    # again; never one that holds one.
+    assert alone["clean"] == [] and len(shared["clean"]) > 1000
+    assert not any(SECRET in text for text in shared["clean"])  # type: ignore[union-attr]
+    assert SECRET not in str(shared["json"]) and "[secret:github-token]" in str(shared["json"])
     result = alone["result"]
     assert isinstance(result, dict) and len(result["candidates"]) > 1000
     # What the reading process counted crossed with the statements.
@@ -99,6 +115,7 @@ def test_the_command_prints_the_same_with_one_process_or_two(tmp_path: Path) -> 
         outputs.append((done.stdout, done.stderr))
     assert outputs[0] == outputs[1]
     assert json.loads(outputs[0][0])["candidates"]
+    assert SECRET.encode() not in outputs[1][0]
 
 
 def test_a_pipe_a_small_file_or_a_second_thread_keep_it_in_one_process() -> None:

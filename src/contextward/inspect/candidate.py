@@ -48,6 +48,10 @@ class Candidate:
     #: Said by a compaction summary in its own words, not by the owner (the owner's
     #: messages a summary quotes are theirs): never presented as the owner's word.
     summary: bool = False
+    #: ``content`` holds no secret, as masking found where it was read (in the process
+    #: that read the transcript): not masked again. Never compared: how it was found
+    #: changes nothing of the candidate.
+    clean: bool = field(default=False, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's candidate object, with secrets masked (a transcript's message ids
@@ -55,7 +59,7 @@ class Candidate:
         return {
             "id": self.id,
             "kind": self.kind,
-            "content": mask(self.content),
+            "content": self.content if self.clean else mask(self.content),
             "importance": self.importance,
             "confidence": self.confidence,
             "action": self.action,

@@ -45,6 +45,9 @@ class Draft:
     ordinal: int = -1
     digest: bytes = b""
     settled: bool = False
+    #: ``content`` was found to hold no secret where it was read (``inspector._Read``):
+    #: its candidate's JSON need not mask it again.
+    clean: bool = False
 
     def __post_init__(self) -> None:
         self.text = arabic(narrow(self.content))

@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import partial
 from typing import BinaryIO, NamedTuple, Protocol
 
-from ..redact import prefix
+from ..redact import mask, prefix
 from . import apart, lexicon, supersession
 from .candidate import Candidate, InspectionResult, candidate_id
 from .classifier import (
@@ -182,6 +182,7 @@ class _Builder:
         item: int | None = None,
         role: str | None = None,
         summary: bool = False,
+        clean: bool = False,
     ) -> Draft:
         key = statement_key(text)
         # 16 bytes per statement for the rest of the inspection, not its folded words.
@@ -205,6 +206,7 @@ class _Builder:
                 summary=summary,
                 ordinal=self._made,
                 digest=digest,
+                clean=clean,
             )
             self._made += 1
             self._states.append(0)
@@ -324,6 +326,7 @@ def _revised(patch: Draft, config: PolicyConfig, shared: _Shared, c: Candidate) 
         c.supersedes,
         c.superseded_by,
     )
+    d.clean = c.clean
     return _freeze(d, config, shared)
 
 
@@ -371,12 +374,19 @@ class _Read(NamedTuple):
     #: with, if it failed.
     first: str | None = None
     error: str | None = None
+    #: Its texts found to hold no secret (``light``): their candidates are not masked.
+    clean: frozenset[str] = frozenset()
 
     def light(self) -> _Read:
         """The same, its message carrying only what the candidates take (its id and
-        role): what crosses to the inspecting process."""
+        role), and its texts that hold no secret found (masking each costs the
+        inspecting process more than reading the answer): what crosses to it."""
         m = self.message
-        return self._replace(message=Message(m.id, m.role, "")) if m is not None else self
+        if m is None:
+            return self
+        texts = [self.first, self.error] if self.units is None else [u[0] for u in self.units]
+        clean = frozenset(t for t in texts if t is not None and mask(t) == t)
+        return self._replace(message=Message(m.id, m.role, ""), clean=clean)
 
 
 #: What our own restore block or brief, passed back in, reads as: no one said it.
@@ -457,7 +467,7 @@ def _inspect(
     builder = _Builder(config, sink, batch)
     kept_messages: list[Message] | None = [] if provider is not None else None
     count = 0
-    pending_error: tuple[Message, str] | None = None
+    pending_error: tuple[Message, str, bool] | None = None
     own = 0
     for read in reads:
         count += 1
@@ -470,9 +480,16 @@ def _inspect(
         position, turn = read.position, read.turn
         if read.units is None:  # a tool message: one noise candidate
             if read.first is not None:
-                builder.add(message, position, read.first, _TOOL_OUTPUT, turn=turn)
+                builder.add(
+                    message,
+                    position,
+                    read.first,
+                    _TOOL_OUTPUT,
+                    turn=turn,
+                    clean=read.first in read.clean,
+                )
             if read.error is not None:
-                pending_error = (message, read.error)
+                pending_error = (message, read.error, read.error in read.clean)
             continue
         # An owner message a summary quotes is the owner's word, said again in its own turn
         # and place: a later quote replaces an earlier one as the messages did. The drafts
@@ -487,6 +504,7 @@ def _inspect(
                 item=number,
                 role="user" if quoted else read.role,
                 summary=read.summary and not quoted,
+                clean=text in read.clean,
             )
             for (text, quoted, number), c in zip(read.units, read.kinds, strict=True)
         ]
@@ -694,7 +712,7 @@ def _tool(message: Message) -> tuple[str | None, str | None, bool]:
 
 def _explain(
     builder: _Builder,
-    error: tuple[Message, str],
+    error: tuple[Message, str, bool],
     added: list[Draft],
     position: int,
     turn: int,
@@ -703,7 +721,7 @@ def _explain(
     turned = [d for d in added if d.kind == "rejected" or (d.kind == "decision" and d.replaces)]
     if not turned or any(REASON.search(d.content.lower()) for d in turned):
         return
-    message, line = error
+    message, line, clean = error
     builder.add(
         message,
         position,
@@ -712,6 +730,7 @@ def _explain(
             "rejected", 0.8, 0.8, "the error that made the next turn abandon an approach"
         ),
         turn=turn,
+        clean=clean,
     )
 
 
@@ -988,4 +1007,5 @@ def _freeze(d: Draft, config: PolicyConfig, shared: _Shared) -> Candidate:
         role=d.role,
         turn=d.turn,
         summary=d.summary,
+        clean=d.clean,
     )
