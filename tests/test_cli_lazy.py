@@ -10,6 +10,7 @@ from __future__ import annotations
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -64,6 +65,16 @@ def test_a_command_imports_its_own_module_only() -> None:
     commands = {m.rsplit(".", 1)[1] for m in loaded if m.startswith("contextward.cli.")}
     assert "recall_cmds" in commands
     assert not commands & {"inspect", "mcp_cmd", "bridge", "demo", "report_cmd"}
+
+
+def test_inspect_loads_no_compaction_loop(tmp_path: Path) -> None:
+    # Inspecting reads the project's thresholds, not the compaction loop, the brief or
+    # the facts verifier: a small transcript is inspected in the time it takes to start.
+    transcript = tmp_path / "t.json"
+    transcript.write_text('[{"role": "user", "content": "Never push to main."}]')
+    loaded = _imported_after(["inspect", str(transcript), "--json"])
+    assert "contextward.inspect" in loaded and "contextward.thresholds" in loaded
+    assert not loaded & {"contextward.compaction", "contextward.brief", "contextward.core.facts"}
 
 
 def test_an_unknown_command_is_one_line_and_exit_2() -> None:

@@ -63,8 +63,8 @@ from .inspect.supersession import other_subject
 from .redact import mask
 from .state import StateError, StateProject, decision_rows
 from .store import Record, Store
-from .store.config import load_config
 from .store.contract import load_contract
+from .thresholds import policy_for
 
 __all__ = [
     "Capture",
@@ -75,7 +75,6 @@ __all__ = [
     "check_summary",
     "messages_since_compaction",
     "plan_restore",
-    "policy_for",
     "project_items",
     "render_restore",
     "summary_text",
@@ -235,12 +234,6 @@ def capture(
     config = policy_for(project, env) if project is not None else None
     result = inspect_messages(messages_since_compaction(messages), config=config, provider=provider)
     return capture_inspection(store, result, session_id=session_id, label=label, env=env, root=root)
-
-
-def policy_for(root: Path | None, env: Mapping[str, str] | None = None) -> PolicyConfig:
-    """The inspection thresholds the configuration layers set for the project at ``root``
-    (``inspect_keep_confidence = 0.9``, or ``keep_confidence`` under ``[inspect]``)."""
-    return PolicyConfig.from_mapping(load_config(root, env=env).policy())
 
 
 def capture_inspection(

@@ -12,7 +12,6 @@ from typing import BinaryIO
 
 import click
 
-from ..compaction import policy_for
 from ..inspect import (
     FORMATS,
     Candidate,
@@ -31,6 +30,7 @@ from ..inspect.readers import open_transcript
 from ..printable import counted, json_text, one_line
 from ..redact import mask
 from ..store.paths import project_root
+from ..thresholds import policy_for
 from ._io import BadInput, display_name, open_input, read_json, read_text
 
 FORMAT_OPTION = click.option(

@@ -28,7 +28,7 @@ from typing import Any, Final
 from ..brief import render_brief
 from ..brief.restore import plan_restore, render_restore
 from ..brief.state_block import state_block as render_state_block
-from ..compaction import capture_inspection, policy_for
+from ..compaction import capture_inspection
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
 from ..guard.confirm import ASK_FIRST, question, refusal
@@ -49,6 +49,7 @@ from ..state.project import StateProject
 from ..store import Store, project_root
 from ..store.config import Config, load_config
 from ..store.text import storable_id
+from ..thresholds import policy_for
 from . import toolcall
 from .bridge import OperationContext, Provider
 from .bridge_errors import OperationError, ProviderError

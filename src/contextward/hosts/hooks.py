@@ -424,8 +424,9 @@ def pre_compact(
     session: Session, transcript_path: object, *, trigger: str, transcript_format: str | None = None
 ) -> Reply:
     """Snapshot what must survive (stored) and hand the guidance to the summariser."""
-    from ..compaction import capture, policy_for, within_time
+    from ..compaction import capture, within_time
     from ..inspect import Message
+    from ..thresholds import policy_for
 
     deadline = time.monotonic() + INSPECT_SECONDS
     label = f"{session.host}:{trigger}"

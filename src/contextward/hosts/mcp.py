@@ -634,8 +634,8 @@ def build_server() -> MCPServer:
     def inspect(messages: list[dict[str, Any]], answer: Answer = None) -> dict[str, Any]:
         """Candidate memories of messages ({role, content}) with keep / drop / review;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
-        from ..compaction import policy_for
         from ..inspect import inspect_messages
+        from ..thresholds import policy_for
 
         read = _messages(messages)
         result = inspect_messages(
@@ -647,8 +647,8 @@ def build_server() -> MCPServer:
     def guidance(messages: list[dict[str, Any]], answer: Answer = None) -> str:
         """What a summary of these messages must preserve, can discard, should weigh;
         `answer`: a model's answer to inspect_prompt (provider mode)."""
-        from ..compaction import policy_for
         from ..inspect import build_guidance, inspect_messages
+        from ..thresholds import policy_for
 
         read = _messages(messages)
         result = inspect_messages(
