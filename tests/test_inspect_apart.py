@@ -34,10 +34,17 @@ def transcript(path: Path, megabytes: float) -> Path:
         sys.path.remove(str(ROOT))
     generate(path, megabytes, 2)
     with path.open("a", encoding="utf-8") as out:
-        for kind, text in (("user", f"Use this key for CI: {SECRET}"), ("tool", SECRET)):
-            content = [{"type": "tool_result", "tool_use_id": "t1", "content": text}]
+        # A secret said, printed, and carried by a message's id (a tool result is named
+        # after its call).
+        for kind, text, mid in (
+            ("user", f"Use this key for CI: {SECRET}", "s-user"),
+            ("tool", SECRET, "t1"),
+            ("user", "Deploy from the release branch only.", f"s-{SECRET}"),
+            ("tool", "no secret in this output", SECRET),
+        ):
+            content = [{"type": "tool_result", "tool_use_id": mid, "content": text}]
             message = {"role": "user", "content": content if kind == "tool" else text}
-            out.write(json.dumps({"type": "user", "uuid": f"s-{kind}", "message": message}))
+            out.write(json.dumps({"type": "user", "uuid": mid, "message": message}))
             out.write("\n")
         out.write('{"type": "user", "message": {"content": "half a line\n')
         out.write(json.dumps({"type": "user", "isSidechain": True, "message": {"content": "x"}}))

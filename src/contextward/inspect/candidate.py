@@ -48,9 +48,10 @@ class Candidate:
     #: Said by a compaction summary in its own words, not by the owner (the owner's
     #: messages a summary quotes are theirs): never presented as the owner's word.
     summary: bool = False
-    #: ``content`` holds no secret, as masking found where it was read (in the process
-    #: that read the transcript): not masked again. Never compared: how it was found
-    #: changes nothing of the candidate.
+    #: ``content`` and the id of the message it was read from (its first source) hold
+    #: no secret, as masking found where they were read (in the process that read the
+    #: transcript): not masked again. Never compared: how it was found changes nothing
+    #: of the candidate.
     clean: bool = field(default=False, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,7 +66,11 @@ class Candidate:
             "action": self.action,
             "critical": self.critical,
             "reason": mask(self.reason),
-            "sources": [mask(source) for source in self.sources],
+            "sources": (
+                list(self.sources)
+                if self.clean and len(self.sources) == 1
+                else [mask(source) for source in self.sources]
+            ),
             "supersedes": list(self.supersedes),
         }
 

@@ -418,7 +418,10 @@ def replaced_subject(text: str) -> str | None:
 
 # Classifications are values, and few differ: each is made once.
 @cache
+@cache
 def _mem(kind: str, confidence: float, reason: str, replaces: bool) -> Classification:
+    # One object for each of the few verdicts (a reason names a kind and a speaker): a
+    # batch of them sent to the inspecting process (``apart``) holds each once.
     return Classification(kind, IMPORTANCE[kind], confidence, reason, replaces)
 
 

@@ -45,8 +45,8 @@ class Draft:
     ordinal: int = -1
     digest: bytes = b""
     settled: bool = False
-    #: ``content`` was found to hold no secret where it was read (``inspector._Read``):
-    #: its candidate's JSON need not mask it again.
+    #: ``content`` and its message's id were found to hold no secret where they were
+    #: read (``inspector._Read``): its candidate's JSON need not mask them again.
     clean: bool = False
 
     def __post_init__(self) -> None:

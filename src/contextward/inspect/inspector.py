@@ -374,7 +374,8 @@ class _Read(NamedTuple):
     #: with, if it failed.
     first: str | None = None
     error: str | None = None
-    #: Its texts found to hold no secret (``light``): their candidates are not masked.
+    #: Its texts found to hold no secret, its id too (``light``): their candidates'
+    #: content and first source are not masked again.
     clean: frozenset[str] = frozenset()
 
     def light(self) -> _Read:
@@ -385,7 +386,12 @@ class _Read(NamedTuple):
         if m is None:
             return self
         texts = [self.first, self.error] if self.units is None else [u[0] for u in self.units]
-        clean = frozenset(t for t in texts if t is not None and mask(t) == t)
+        # Marked only with the message's id, which is each candidate's first source.
+        clean = (
+            frozenset(t for t in texts if t is not None and mask(t) == t)
+            if mask(m.id) == m.id
+            else frozenset()
+        )
         return self._replace(message=Message(m.id, m.role, ""), clean=clean)
 
 
