@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from abc import ABC, abstractmethod
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from .inspect_io import HEADER, dumps, row, summary_lines, table_line
 _CHUNK = 1 << 20
 
 
-class _Spill:
+class _Spill(ABC):
     """Rendered candidates by ordinal in a temporary file, and what the document says
     of them all (how many, their actions)."""
 
@@ -97,23 +98,26 @@ class _Spill:
         superseded_by, _, role = head.partition(" ")
         return superseded_by or None, role, body
 
+    @abstractmethod
     def _render(self, ordinal: int, candidate: Candidate) -> str:
-        raise NotImplementedError
+        """The candidate as the output shows it."""
 
+    @abstractmethod
     def _rerender(self, body: str, candidate: Candidate) -> str:
-        raise NotImplementedError
+        """A revised candidate, its content as ``body`` showed it (masked)."""
 
+    @abstractmethod
     def _candidate(
         self, ordinal: int, body: str, superseded_by: str | None, role: str
     ) -> Candidate:
-        raise NotImplementedError
+        """What a revision reads of a spilled candidate, from its rendering."""
 
-    def _forget(self, candidate: Candidate) -> None:
+    def _forget(self, candidate: Candidate) -> None:  # noqa: B027 (most spills forget nothing)
         """A revised candidate's old rendering no longer counts."""
 
+    @abstractmethod
     def rendered(self, result: InspectionResult) -> Iterator[str]:
         """What the command prints for ``result`` and the spilled candidates, in pieces."""
-        raise NotImplementedError
 
 
 class JsonSpill(_Spill):
