@@ -372,10 +372,16 @@ def _gates() -> _Gates:
 def _needs(pattern: str) -> frozenset[str]:
     """Lower-case strings one of which every match of ``pattern`` holds, read from its
     syntax; the empty string, which every text holds, when none can be told."""
+    if _parser is None:  # pragma: no cover - another Python implementation
+        return _ANY_TEXT
     try:
-        return _sequence(list(_parser.parse(pattern))) or frozenset({""})
-    except Exception:  # an unforeseen parse tree, or no parser: the pattern is always searched
-        return frozenset({""})
+        return _sequence(list(_parser.parse(pattern))) or _ANY_TEXT
+    except Exception:  # an unforeseen parse tree: the pattern is always searched
+        return _ANY_TEXT
+
+
+#: The need of a pattern whose needs cannot be told: every text holds it.
+_ANY_TEXT = frozenset({""})
 
 
 def _sequence(items: list[Any]) -> frozenset[str] | None:

@@ -36,6 +36,10 @@ def command(
 
     Provider mode: give a model the text of `--prompt` and its reply to `--answer`; the
     reply is untrusted (kept only where found verbatim, re-decided by the same policy).
+
+    A transcript of any length is inspected in bounded memory. A file of 4 MB or more
+    is read by a second process while this one decides (Linux, two CPUs);
+    CONTEXTWARD_INSPECT_PROCESSES=1 keeps one.
     """
     if show_prompt:
         if answer is not None or as_json:
