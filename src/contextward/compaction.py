@@ -57,7 +57,7 @@ from .inspect import (
     snapshot_of,
 )
 from .inspect.capture import retired
-from .inspect.inspector import statement_key
+from .inspect.digests import statement_key
 from .inspect.policy import PolicyConfig
 from .inspect.supersession import other_subject
 from .redact import mask

@@ -39,11 +39,9 @@ class Draft:
     #: ``content`` as the rules read it: fullwidth letters and digits as ASCII, Chinese
     #: numerals in digits ("两万" as "20000"); offsets do not hold.
     text: str = ""
-    #: Its place among the inspection's drafts (the candidates' order), the digest of
-    #: the words copies of it share (``inspector.statement_key``), and whether it is
+    #: Its place among the inspection's drafts (the candidates' order) and whether it is
     #: settled: linked as it is, so a copy that changes its kind now comes too late.
     ordinal: int = -1
-    digest: bytes = b""
     settled: bool = False
     #: ``content`` and its message's id were found to hold no secret where they were
     #: read (``inspector._Read``): its candidate's JSON need not mask them again.

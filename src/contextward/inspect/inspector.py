@@ -10,7 +10,6 @@ message.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from array import array
@@ -33,6 +32,7 @@ from .classifier import (
     replaced_subject,
 )
 from .continuation import MAX_QUOTES, classify_summary, is_continuation, summary_units
+from .digests import Statements
 from .draft import Draft
 from .lexicon import ASKS, DIGIT, IDENTIFIER, PLEASE, REASON
 from .message import Message, fold, own_block
@@ -79,17 +79,8 @@ _ERROR_HINTS = (
 )
 
 
-_QUOTES = "\"'`“”‘’「」『』 "
-
-
 #: Positions a message spans: itself and the owner messages a summary in it quotes.
 _QUOTE_ROOM = MAX_QUOTES + 1
-
-
-def statement_key(text: str) -> str:
-    """What two statements of one thing share: the words, folded, without the quotation
-    marks a summary puts around the user's ("\"Use Redis.\"") or a closing full stop."""
-    return " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
 
 
 #: A draft is settled (linked with the kind it has then) once this many drafts have
@@ -150,8 +141,10 @@ class _Builder:
     def __init__(self, config: PolicyConfig, sink: CandidateSink, batch: int = BATCH) -> None:
         self._batch = batch
         self.drafts: deque[Draft] = deque()  # not yet settled, in order
-        #: Each statement's digest: its draft, or the ordinal of its frozen candidate.
-        self._seen: dict[bytes, Draft | int] = {}
+        #: The ordinal of each statement's draft by the statement's number (``Statements``;
+        #: -1: none yet), and the drafts not yet frozen by ordinal.
+        self._ordinals = array("q")
+        self._live: dict[int, Draft] = {}
         self._made = 0
         self._config, self._sink = config, sink
         self._shared = _Shared()
@@ -176,6 +169,7 @@ class _Builder:
         message: Message,
         position: int,
         text: str,
+        number: int,
         c: Classification,
         *,
         turn: int = 0,
@@ -184,11 +178,19 @@ class _Builder:
         summary: bool = False,
         clean: bool = False,
     ) -> Draft:
-        key = statement_key(text)
-        # 16 bytes per statement for the rest of the inspection, not its folded words.
-        digest = hashlib.blake2b(key.encode(), digest_size=16).digest()
-        old = self._seen.get(digest)
-        if old is None:
+        """The draft of statement ``text`` (``number``: its number where the messages
+        were read), a new one or the earlier one it copies."""
+        ordinals = self._ordinals
+        ordinal = ordinals[number] if number < len(ordinals) else -1
+        if ordinal < 0:
+            ordinal = self._made
+            self._made += 1
+            if number < len(ordinals):
+                ordinals[number] = ordinal
+            else:
+                # The numbers between are texts no draft took (an error line not kept).
+                ordinals.extend([-1] * (number - len(ordinals)))
+                ordinals.append(ordinal)
             draft = Draft(
                 id=candidate_id(message.id, c.kind, text),
                 kind=c.kind,
@@ -204,17 +206,14 @@ class _Builder:
                 role=role or message.role,
                 item=item,
                 summary=summary,
-                ordinal=self._made,
-                digest=digest,
+                ordinal=ordinal,
                 clean=clean,
             )
-            self._made += 1
             self._states.append(0)
-            self._seen[digest] = draft
+            self._live[ordinal] = draft
             self.drafts.append(draft)
             return draft
-        if isinstance(old, int):
-            old = self._patch(old, text)
+        old = self._live.get(ordinal) or self._patch(ordinal, text)
         was = (old.kind, old.replaces)
         # Constant time per copy: a source repeats back to back (one message saying it
         # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
@@ -260,9 +259,6 @@ class _Builder:
     def finish(self) -> None:
         """No message comes any more: link and freeze the rest, then revise the
         candidates later copies patched."""
-        self._seen.clear()  # the folded texts' digests: nothing is added any more
-        for d in self.drafts:
-            d.digest = b""  # and the drafts' own, as much memory again as their slots
         while self.drafts:
             self._settle(self.drafts.popleft())
         # Each let go as its candidate is made: the two are never held whole at once.
@@ -278,7 +274,6 @@ class _Builder:
     def freeze_all(self) -> None:
         """Freeze every draft as it is (provider mode links and revises them first),
         each let go as its candidate is made."""
-        self._seen.clear()
         while self.drafts:
             self._let_go(self.drafts.popleft())
 
@@ -296,8 +291,7 @@ class _Builder:
             n = self._state_of[state] = len(self._state_list)
             self._state_list.append(state)
         self._states[d.ordinal] = n
-        if self._seen:
-            self._seen[d.digest] = d.ordinal
+        self._live.pop(d.ordinal, None)
         self._sink.put(d.ordinal, _freeze(d, self._config, self._shared))
 
 
@@ -343,13 +337,15 @@ def inspect_messages(
     ``continued``: the messages go on a session already compacted, so the owner's first
     message among them is no opening request (no goal for that alone)."""
     sink = _Collected()
+    statements = Statements()
     result = _inspect(
-        _reads(messages, continued=continued),
+        _reads(messages, statements, continued=continued),
         sink,
         config=config,
         provider=provider,
         format=format,
         skipped=skipped,
+        statements=statements,
     )
     return replace(result, candidates=sink.candidates())
 
@@ -377,6 +373,9 @@ class _Read(NamedTuple):
     #: Its texts found to hold no secret, its id too (``light``): their candidates'
     #: content and first source are not masked again.
     clean: frozenset[str] = frozenset()
+    #: Each text's number (``Statements``), in the order of ``units``, or a tool
+    #: message's ``first`` and ``error`` (-1: none): a copy has the number of the first.
+    statements: tuple[int, ...] = ()
 
     def light(self) -> _Read:
         """The same, its message carrying only what the candidates take (its id and
@@ -399,11 +398,15 @@ class _Read(NamedTuple):
 _OWN = _Read(None)
 
 
-def _reads(messages: Iterable[Message], *, continued: bool = False) -> Iterator[_Read]:
+def _reads(
+    messages: Iterable[Message], statements: Statements, *, continued: bool = False
+) -> Iterator[_Read]:
     """Each message segmented and classified in its context (the speaker turns, the
-    opening request, a failed tool run before it); ``continued``: the messages go on a
-    session already compacted, so the owner's first message among them is no opening
-    request. Nothing here depends on another message's statements."""
+    opening request, a failed tool run before it), its texts numbered by ``statements``;
+    ``continued``: the messages go on a session already compacted, so the owner's first
+    message among them is no opening request. Nothing here depends on another message's
+    statements but their numbers."""
+    number = statements.number
     opening = not continued  # until the first user message with text has been read
     failed = False  # the last tool run failed
     turn, speaker = 0, ""
@@ -415,7 +418,8 @@ def _reads(messages: Iterable[Message], *, continued: bool = False) -> Iterator[
             continue
         if message.role == "tool":
             first, error, failed = _tool(message)
-            yield _Read(message, position, turn, first=first, error=error)
+            numbered = tuple(-1 if t is None else number(t) for t in (first, error))
+            yield _Read(message, position, turn, first=first, error=error, statements=numbered)
             continue
         if message.role != speaker:
             turn, speaker = turn + 1, message.role
@@ -449,6 +453,7 @@ def _reads(messages: Iterable[Message], *, continued: bool = False) -> Iterator[
             summary,
             tuple((unit.text, unit.quoted, unit.number) for unit in pieces),
             tuple(kinds),
+            statements=tuple(number(unit.text) for unit in pieces),
         )
         quoted = max((unit.quoted for unit in pieces), default=0)
         if quoted:  # the quoted owner messages took the turns after it
@@ -465,15 +470,18 @@ def _inspect(
     format: str | None = None,
     skipped: dict[str, int] | None = None,
     batch: int = BATCH,
+    statements: Statements | None = None,
 ) -> InspectionResult:
     """``inspect_messages`` of the messages read (``_reads``), each candidate put in
     ``sink``: in rules mode as soon as nothing can change it (linked ``batch`` drafts at
-    a time), in provider mode at the end. The result holds no candidate."""
+    a time), in provider mode at the end. The result holds no candidate. ``statements``:
+    what numbered the reads, where they were read in this process (provider mode numbers
+    the model's new candidates with it)."""
     config = config or PolicyConfig()
     builder = _Builder(config, sink, batch)
     kept_messages: list[Message] | None = [] if provider is not None else None
     count = 0
-    pending_error: tuple[Message, str, bool] | None = None
+    pending_error: tuple[Message, str, int, bool] | None = None
     own = 0
     for read in reads:
         count += 1
@@ -490,12 +498,13 @@ def _inspect(
                     message,
                     position,
                     read.first,
+                    read.statements[0],
                     _TOOL_OUTPUT,
                     turn=turn,
                     clean=read.first in read.clean,
                 )
             if read.error is not None:
-                pending_error = (message, read.error, read.error in read.clean)
+                pending_error = (message, read.error, read.statements[1], read.error in read.clean)
             continue
         # An owner message a summary quotes is the owner's word, said again in its own turn
         # and place: a later quote replaces an earlier one as the messages did. The drafts
@@ -505,6 +514,7 @@ def _inspect(
                 message,
                 position + quoted if quoted else position,
                 text,
+                statement,
                 c,
                 turn=turn + quoted if quoted else turn,
                 item=number,
@@ -512,7 +522,9 @@ def _inspect(
                 summary=read.summary and not quoted,
                 clean=text in read.clean,
             )
-            for (text, quoted, number), c in zip(read.units, read.kinds, strict=True)
+            for (text, quoted, number), c, statement in zip(
+                read.units, read.kinds, read.statements, strict=True
+            )
         ]
         if pending_error is not None:
             turn += max((quoted for _text, quoted, _number in read.units), default=0)
@@ -539,7 +551,8 @@ def _inspect(
         )
         if fallback is None:
             where = {id(m): n for n, m in enumerate(kept_messages)}
-            named, fragments = _confirm(builder, proposals, where, config)
+            assert statements is not None, "provider mode reads the messages in this process"
+            named, fragments = _confirm(builder, statements, proposals, where, config)
             rejected += fragments
             if fragments == len(proposals):
                 # Nothing but fragments ("Let", "Redis"): read, the answer would only demote
@@ -658,10 +671,11 @@ def _inspect_stream(
     size = _file_size(stream)
     if size >= FOCUS_FROM_BYTES:
         lexicon.prepare()  # thousands of units to come: the first ones are focused too
+    statements = Statements()
     if provider is None and apart.worth_it(size):
-        # A second process reads and classifies while this one links and decides.
+        # A second process reads, classifies and numbers while this one links and decides.
         reads = apart.Apart(
-            lambda: _reads(transcript.messages, continued=continued),
+            lambda: _reads(transcript.messages, statements, continued=continued),
             lambda: transcript.skips.counts,
             _Read.light,
         )
@@ -670,10 +684,11 @@ def _inspect_stream(
         assert isinstance(skips, dict), "the reading process sends what it skipped"
     else:
         result = _inspect(
-            _reads(transcript.messages, continued=continued),
+            _reads(transcript.messages, statements, continued=continued),
             sink,
             config=config,
             provider=provider,
+            statements=statements,
         )
         skips = transcript.skips.counts
     return replace(result, format=transcript.format, skipped=_counted(skips, result.skipped))
@@ -718,7 +733,7 @@ def _tool(message: Message) -> tuple[str | None, str | None, bool]:
 
 def _explain(
     builder: _Builder,
-    error: tuple[Message, str, bool],
+    error: tuple[Message, str, int, bool],
     added: list[Draft],
     position: int,
     turn: int,
@@ -727,11 +742,12 @@ def _explain(
     turned = [d for d in added if d.kind == "rejected" or (d.kind == "decision" and d.replaces)]
     if not turned or any(REASON.search(d.content.lower()) for d in turned):
         return
-    message, line, clean = error
+    message, line, statement, clean = error
     builder.add(
         message,
         position,
         line,
+        statement,
         Classification(
             "rejected", 0.8, 0.8, "the error that made the next turn abandon an approach"
         ),
@@ -741,7 +757,11 @@ def _explain(
 
 
 def _confirm(
-    builder: _Builder, proposals: list[Proposal], where: dict[int, int], config: PolicyConfig
+    builder: _Builder,
+    statements: Statements,
+    proposals: list[Proposal],
+    where: dict[int, int],
+    config: PolicyConfig,
 ) -> tuple[list[list[Draft]], int]:
     """Provider mode: the host's model confirms the rules' unsure memories and adds what they missed.
 
@@ -775,7 +795,14 @@ def _confirm(
                 d.reason = f"{d.reason}; the host's model names it {c.kind}"
         if not hits:
             hits = [
-                builder.add(p.message, where[id(p.message)], p.text, c, summary=p.message.summary)
+                builder.add(
+                    p.message,
+                    where[id(p.message)],
+                    p.text,
+                    statements.number(p.text),
+                    c,
+                    summary=p.message.summary,
+                )
             ]
         named.append(hits)
     return named, fragments
