@@ -142,6 +142,15 @@ class InProcessBridge(_Driver):
         assert not self._server.is_alive()
         return rest
 
+    def close(self) -> None:
+        """End the input if the test did not, and wait until the bridge has stopped: its
+        serving thread, its workers and the pump end with it, not with the test run."""
+        if not self._writer.closed:
+            self._writer.close()
+        self._server.join(WAIT)
+        self._pump.join(WAIT)
+        assert not self._server.is_alive() and not self._pump.is_alive()
+
 
 class _ListLog:
     """A text stream that keeps what the bridge logs."""

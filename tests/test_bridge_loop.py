@@ -85,7 +85,8 @@ def bridge() -> Iterator[InProcessBridge]:
     RELEASE.clear()
     served = InProcessBridge(registry(), max_in_flight=3, provider_timeout=5.0)
     yield served
-    RELEASE.set()
+    RELEASE.set()  # an operation still waiting ends, so the bridge can stop
+    served.close()
 
 
 def test_a_slow_operation_times_out_and_the_loop_goes_on(bridge: InProcessBridge) -> None:
@@ -161,6 +162,7 @@ def test_log_lines_from_many_threads_are_never_interleaved() -> None:
             thread.start()
         for thread in threads:
             thread.join()
+        bridge.close()  # its worker, started with it, ends with the test
     lines = log.text.splitlines(keepends=True)
     assert len(lines) == 8
     assert all(

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.skipif(
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "ghp_" + "0123456789abcdefghij0123456789abcdef"
+LOCKED = "sqlite3.OperationalError: database is locked"
+ERROR = f"Traceback (most recent call last):\n{LOCKED}"
 
 
 def transcript(path: Path, megabytes: float) -> Path:
@@ -46,13 +48,26 @@ def transcript(path: Path, megabytes: float) -> Path:
             message = {"role": "user", "content": content if kind == "tool" else text}
             out.write(json.dumps({"type": "user", "uuid": mid, "message": message}))
             out.write("\n")
+        # A failed run the next turn abandons without saying why (its error line is kept,
+        # numbered where it was read), and the owner saying that line again later.
+        failed = [
+            {"type": "tool_result", "tool_use_id": "t-err", "content": ERROR, "is_error": True}
+        ]
+        abandons = [{"type": "text", "text": "SQLite is not an option here."}]
+        for kind, mid, content in (
+            ("user", "t-err", failed),
+            ("assistant", "a-err", abandons),
+            ("user", "u-err", f"{LOCKED}."),
+        ):
+            message = {"role": kind, "content": content}
+            out.write(json.dumps({"type": kind, "uuid": mid, "message": message}) + "\n")
         out.write('{"type": "user", "message": {"content": "half a line\n')
         out.write(json.dumps({"type": "user", "isSidechain": True, "message": {"content": "x"}}))
         out.write("\n")
     return path
 
 
-# Inspects a file in a fresh process (the test process runs other tests' threads, and
+# Inspects a file in a fresh process (the test process may run other tests' threads, and
 # a process running more than one never forks), any file reading as large: what it
 # found, in full, and how many processes it forked.
 INSPECT = """
@@ -102,6 +117,9 @@ def test_two_processes_find_what_one_finds(tmp_path: Path) -> None:
     assert SECRET not in str(shared["json"]) and "[secret:github-token]" in str(shared["json"])
     result = alone["result"]
     assert isinstance(result, dict) and len(result["candidates"]) > 1000
+    # The error line kept for the abandoned approach, and the owner's copy merged into it.
+    (error,) = [c for c in result["candidates"] if c["content"] == LOCKED]
+    assert (error["kind"], error["sources"]) == ("rejected", ["t-err:result", "u-err"])
     # What the reading process counted crossed with the statements.
     assert result["skipped"]["sidechain"] == 1 and result["skipped"]["malformed_json"] == 1
 
