@@ -138,8 +138,7 @@ class InProcessBridge(_Driver):
     def finish(self) -> list[bytes]:
         self.end_input()
         rest = self.rest()
-        self._server.join(WAIT)
-        assert not self._server.is_alive()
+        self.close()
         return rest
 
     def close(self) -> None:
