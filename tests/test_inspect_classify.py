@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from contextward.inspect import Message, inspect_stream
+from contextward.inspect import Message, build_guidance, inspect_stream
 from contextward.inspect.classifier import Context, classify
 from contextward.inspect.segment import Unit
 from inspect_helpers import kind, only, run
@@ -135,6 +135,49 @@ def test_duplicates_merge_with_all_their_sources() -> None:
     )
     (candidate,) = result.candidates
     assert candidate.sources == ("u1", "u2") and candidate.content == "Never push to main."
+
+
+@pytest.mark.parametrize(
+    ("agent", "owner"),
+    [
+        ("Keep the retry budget at three attempts.", "Keep the retry budget at three attempts."),
+        ("Don't log the raw card numbers.", "don't log the raw  card numbers."),
+        ("只在 staging 上跑迁移。", "只在 staging 上跑迁移。"),
+    ],
+)
+def test_the_owner_saying_what_the_agent_said_makes_it_the_owners_word(
+    agent: str, owner: str
+) -> None:
+    # The agent proposes, the owner says the same words: guidance must not mark the
+    # merged item as the agent's, and its reason is the owner's.
+    result = run(
+        Message("u1", "user", "Set up the nightly billing export."),
+        Message("a1", "assistant", f"Here is my plan:\n- {agent}\n- Email a report after."),
+        Message("u2", "user", f"{owner} Skip the email."),
+    )
+    (merged,) = [c for c in result.candidates if c.sources == ("a1", "u2")]
+    assert merged.role == "user" and merged.action == "keep"
+    assert "assistant" not in merged.reason and "agent" not in merged.reason
+    guidance = build_guidance(result)
+    (item,) = [i for i in guidance.must_preserve if i.id == merged.id]
+    assert "said_by" not in guidance.to_dict()["must_preserve"][
+        guidance.must_preserve.index(item)
+    ]
+    # The other way round (the owner first, the agent repeating) it was the owner's all along.
+    echoed = run(Message("u1", "user", owner), Message("a1", "assistant", agent))
+    assert [c.role for c in echoed.candidates] == ["user"]
+
+
+def test_an_id_keeps_the_kind_its_statement_was_first_read_as() -> None:
+    # A copy may change the kind (a tool line the owner then states as a rule), never the
+    # id: a review decision made on an earlier read of a growing transcript still applies.
+    before = run(Message("t1", "tool", "make lint before every push"))
+    after = run(
+        Message("t1", "tool", "make lint before every push"),
+        Message("u1", "user", "Make lint before every push."),
+    )
+    (was,), (now,) = before.candidates, after.candidates
+    assert now.id == was.id and now.id.startswith("tool_output-") and now.kind != "tool_output"
 
 
 def test_ids_are_stable_and_depend_on_source_kind_and_text() -> None:

@@ -214,7 +214,7 @@ class _Builder:
             self.drafts.append(draft)
             return draft
         old = self._live.get(ordinal) or self._patch(ordinal, text)
-        was = (old.kind, old.replaces)
+        was = (old.kind, old.replaces, old.role)
         # Constant time per copy: a source repeats back to back (one message saying it
         # twice) or, with ids a transcript reuses, later; ``_freeze`` folds those.
         if not old.sources or old.sources[-1] != message.id:
@@ -222,14 +222,24 @@ class _Builder:
                 old.sources = [*old.sources, message.id]
             else:
                 old.sources.append(message.id)
-        if c.importance > old.importance or (
-            old.kind in ("tool_output", "transient") and c.kind not in ("tool_output", "transient")
+        owner = (role or message.role) == "user" and old.role != "user"
+        if (
+            c.importance > old.importance
+            # The owner saying what the agent said: read as the owner's (an error line's
+            # kind, which the output it ended told, stays).
+            or (owner and c.importance == old.importance and old.role != "tool")
+            or (
+                old.kind in ("tool_output", "transient")
+                and c.kind not in ("tool_output", "transient")
+            )
         ):
             old.kind, old.importance, old.reason = c.kind, c.importance, c.reason
+        if owner:
+            old.role = "user"  # the owner says what the agent said: the owner's word now
         old.confidence = max(old.confidence, c.confidence)
         old.replaces = old.replaces or c.replaces
         old.summary = old.summary and summary  # the owner said it too: their word
-        if old.settled and (old.kind, old.replaces) != was:
+        if old.settled and (old.kind, old.replaces, old.role) != was:
             self.late += 1
         return old
 
@@ -314,7 +324,7 @@ def _revised(patch: Draft, config: PolicyConfig, shared: _Shared, c: Candidate) 
         c.position,
         patch.replaces,
         c.turn,
-        c.role,
+        patch.role,
         patch.summary,
         None,
         c.supersedes,
