@@ -160,9 +160,7 @@ def test_the_owner_saying_what_the_agent_said_makes_it_the_owners_word(
     assert "assistant" not in merged.reason and "agent" not in merged.reason
     guidance = build_guidance(result)
     (item,) = [i for i in guidance.must_preserve if i.id == merged.id]
-    assert "said_by" not in guidance.to_dict()["must_preserve"][
-        guidance.must_preserve.index(item)
-    ]
+    assert "said_by" not in guidance.to_dict()["must_preserve"][guidance.must_preserve.index(item)]
     # The other way round (the owner first, the agent repeating) it was the owner's all along.
     echoed = run(Message("u1", "user", owner), Message("a1", "assistant", agent))
     assert [c.role for c in echoed.candidates] == ["user"]

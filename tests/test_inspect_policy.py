@@ -153,6 +153,22 @@ def test_guidance_sections_and_order() -> None:
     assert "Unresolved / review carefully:\n- (none)" in reviewed.text()
 
 
+@pytest.mark.parametrize("fence", ["```", "~~~", "~~~bash"])
+def test_guidance_keeps_a_code_blocks_lines_apart(fence: str) -> None:
+    # Two commands of a fenced block, joined on one line, would read as one command.
+    block = f"{fence}\nterraform plan -out=tf.plan\nterraform apply tf.plan\n{fence[:3]}"
+    result = inspect_messages(
+        [
+            Message("u1", "user", "Bring the staging network up."),
+            Message("u2", "user", f"Always apply it like this:\n{block}"),
+        ]
+    )
+    text = build_guidance(result).text()
+    lines = f"{fence}\n  terraform plan -out=tf.plan\n  terraform apply tf.plan\n  {fence[:3]}"
+    assert f"] {lines}\n" in text
+    assert "terraform plan -out=tf.plan terraform apply" not in text
+
+
 def test_guidance_is_bounded_and_counts_what_it_left_out() -> None:
     guidance = build_guidance(RESULT, limits=Limits(must_preserve=1, can_discard=1, unresolved=5))
     assert [c.id for c in guidance.must_preserve] == ["c1"]

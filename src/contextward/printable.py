@@ -69,6 +69,19 @@ def one_line(value: str) -> str:
     return _SPACE_RUN.sub(_one_space, printable(value)).strip()
 
 
+#: A line opening or closing a fenced code block.
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
+
+
+def item_text(value: str) -> str:
+    """``value`` as a list item's text: ``one_line``, but a fenced code block (``` or ~~~)
+    keeps its lines, the later ones indented under the item: joined, two commands
+    would read as one."""
+    if "\n" not in value or not _FENCE.search(value):
+        return one_line(value)
+    return "\n  ".join(printable(value).strip().splitlines())
+
+
 def _one_space(match: re.Match[str]) -> str:
     run = match.group()
     return run if len(run) == 1 and run not in "\n\r\t\v\f\x1c\x1d\x1e\x85" else " "

@@ -21,7 +21,7 @@ from ..core.errors import ContextGuardError
 from ..core.facts import EXCEPTED, Placed, key_sets
 from ..core.item import STANDING
 from ..core.textnorm import VALUE_PREFIX
-from ..printable import counted, one_line
+from ..printable import counted, item_text, one_line
 from ..redact import mask
 from ..state.session import ENDED
 from ..store import Record, Store
@@ -388,7 +388,7 @@ def render_restore(plan: RestorePlan, *, max_chars: int = MAX_CHARS) -> str:
             # "I suggest we raise it to 2000"; a summary's "Rules: …" in its own words.
             notes.append(WORD_OF[plan.said_by(item.id)])
         note = f" ({'; '.join(notes)})" if notes else ""
-        line = f"- [{item.kind}]{note} {one_line(mask(item.content))}"
+        line = f"- [{item.kind}]{note} {item_text(mask(item.content))}"
         if item.id in plan.in_place_of:
             line += f' (in place of: "{one_line(plan.in_place_of[item.id])[:200]}")'
         elif item.id in plan.answering:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.item import STANDING
-from ..printable import one_line, printable
+from ..printable import item_text
 from ..redact import mask
 from .candidate import Candidate, InspectionResult
 from .classifier import NOISE_KINDS
@@ -180,8 +180,4 @@ def _line(c: Candidate, section: str) -> str:
         label = "fact"  # noise a person kept, as the snapshot remembers it
     if said_by := _said_by(c, section):
         label += f", {said_by}"
-    if "\n" in c.content and c.content.lstrip().startswith("```"):
-        # A code block stays verbatim, its later lines indented under the item.
-        lines = printable(mask(c.content)).strip().splitlines()
-        return "\n".join([f"- [{label}] {lines[0]}", *(f"  {line}" for line in lines[1:])])
-    return f"- [{label}] {one_line(mask(c.content))}"
+    return f"- [{label}] {item_text(mask(c.content))}"
