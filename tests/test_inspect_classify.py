@@ -272,6 +272,25 @@ def test_the_owners_command_after_their_standing_instruction_is_kept_with_it() -
     )
 
 
+def test_every_command_line_after_the_owners_lead_in_is_kept_with_it() -> None:
+    result = run(
+        Message("u1", "user", "Cut the 2.4 release."),
+        Message(
+            "u2",
+            "user",
+            "Each time you tag, do these:\n$ git tag -s v2.4.0\n$ git push origin v2.4.0\n"
+            "$ gh release create v2.4.0\nThen tell me.",
+        ),
+        Message("u3", "user", "The logs from the failed tag, have a look:\n$ git tag -s v2.3.9"),
+    )
+    lead = only(result, "Each time you tag, do these:")
+    lines = [only(result, f"$ {c}") for c in ("git tag -s v2.4.0", "git push origin v2.4.0")]
+    lines.append(only(result, "$ gh release create v2.4.0"))
+    assert [(c.kind, c.action) for c in lines] == [(lead.kind, "keep")] * 3
+    # A command pasted to look into stays noise, as the one after it does.
+    assert only(result, "$ git tag -s v2.3.9").action == "drop"
+
+
 def test_a_suggestion_starting_with_maybe_is_the_owner_proposing() -> None:
     assert kind("maybe use parquet?") == "decision"
     assert kind("Maybe later.") != "decision"

@@ -601,18 +601,22 @@ def _with_code(
     if ctx.role != "user":
         return kinds
     out = list(kinds)
+    led: Classification | None = None  # what the lead made the code after it, if it led
     for n in range(1, len(pieces)):
         lead, c = pieces[n - 1], out[n - 1]
-        if (
-            pieces[n].code
-            and lead.text.rstrip().endswith((":", "："))
+        if not pieces[n].code:
+            led = None
+        elif (
+            lead.text.rstrip().endswith((":", "："))
             and c.kind not in NOISE_KINDS
             and not ASKS.search(lead.text.lower())  # a log to look into stays noise
         ):
             # Of the instruction's kind, so the two are listed together.
-            out[n] = Classification(
+            led = Classification(
                 c.kind, c.importance, c.confidence, f"what the user's {c.kind} before it names"
             )
+        if led is not None:
+            out[n] = led  # and every command line after the first ("Run these:")
     return out
 
 
