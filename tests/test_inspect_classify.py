@@ -371,6 +371,26 @@ def test_a_pasted_log_is_noise_and_the_request_before_it_is_kept() -> None:
 
 
 @pytest.mark.parametrize(
+    "lead",
+    ["Please tidy up the invoicing module as follows:", "帮我把发票模块按下面几条整理一下："],
+)
+def test_an_opening_request_that_leads_into_a_list_is_the_goal(lead: str) -> None:
+    # The only place the module is named: a title of the list it is not.
+    bullets = "\n- Keep the public functions' names\n- Move the PDF code into its own file"
+    result = run(Message("u1", "user", lead + bullets), Message("a1", "assistant", "Will do."))
+    assert (only(result, lead).kind, only(result, lead).action) == ("goal", "keep")
+    # A bare title opening the session says nothing of its own, and later the same lead
+    # is a list's title.
+    assert kind("Changes:", opening=True) == kind("Changes:") == "transient"
+    assert kind("背景：", opening=True) == "transient"
+    later = run(
+        Message("u1", "user", "Fix the flaky invoice test."),
+        Message("u2", "user", "The PDF part goes as follows:" + bullets),
+    )
+    assert only(later, "The PDF part goes as follows:").action == "drop"
+
+
+@pytest.mark.parametrize(
     "text",
     ["PRs only.", "Linux only, no Windows.", "Let's not use Docker for local dev; it's too slow."],
 )

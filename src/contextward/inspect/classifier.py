@@ -125,7 +125,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
     if _list_title(text, ctx) and not (
         # "Run this before every commit:" is a rule, "Here is the log from prod, figure
         # out why:" a request: the owner's, not a title of what follows.
-        ctx.role == "user" and (_STANDING_LEAD.search(low) or lx.ASKS.search(low))
+        ctx.role == "user"
+        and (
+            _STANDING_LEAD.search(low)
+            or lx.ASKS.search(low)
+            # "Make these changes to the reports service:" opening the session is its goal.
+            or (ctx.opening and index == 0 and not _bare_title(text))
+        )
     ):
         return _noise("transient", 0.85, "the title of a list")
     if lx.ACK.match(low):
@@ -361,9 +367,14 @@ def _list_title(text: str, ctx: Context) -> bool:
     bare = text.strip("*_ ")
     if not bare.endswith((":", "：", ":\n", "：\n")):
         return False  # a title ends with its colon ("$" lets a newline follow it)
-    if _LIST_TITLE.match(bare) and weight(text) < 30:
+    if _bare_title(text):
         return True
     return bare.endswith((":", "：")) and weight(text) < 70 and not ctx.summary
+
+
+def _bare_title(text: str) -> bool:
+    """ "Options:", "背景：": a short title that says nothing of its own."""
+    return _LIST_TITLE.match(text.strip("*_ ")) is not None and weight(text) < 30
 
 
 def _not_yet(low: str) -> bool:
