@@ -2118,3 +2118,32 @@ def test_a_pin_does_not_retire_the_version_the_assistant_found_installed(later: 
         Message("u1", "user", later),
     )
     assert not retired(result, found)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Use Ruby 3.2.", "Use Ruby 3.3 instead."),
+        ("Pin Terraform to 1.5.", "Use Terraform 1.7 instead."),
+        ("Use Node 16 for the frontend build.", "Switch the build to node 22 instead."),
+    ],
+)
+def test_the_same_name_with_another_version_and_instead_retires_the_old_version(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "Noted.", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # An addition beside the old version, not in place of it.
+        "Use Ruby 3.3 for the new worker too.",
+        # Another name with its own version.
+        "Use Rails 7 instead.",
+    ],
+)
+def test_a_version_for_something_else_or_beside_the_old_one_retires_nothing(later: str) -> None:
+    result = after_a_reply("Use Ruby 3.2.", "Noted.", later)
+    assert not retired(result, "Use Ruby 3.2.")

@@ -435,7 +435,12 @@ class Linker:
             # "9000 then.", "20 actually.", "ledger-svc.", "by month.": a bare value in
             # place of the one the owner set just before.
             opened = [d for d in recent if d.position != first]
-            swapped = _renumbered(new, opened) or _not_that(new, opened) or _bare_swap(new, opened)
+            swapped = (
+                _renumbered(new, opened)
+                or _not_that(new, opened)
+                or _bare_swap(new, opened)
+                or _reversioned(new, opened)
+            )
             for old in swapped:
                 _retire(old, new)
             if swapped:
@@ -1345,6 +1350,58 @@ def _not_that(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         if new_words and new_words <= have:
             return []  # it says the new way already
         return [old] if (head - named) & have else []
+    return []
+
+
+# "Python 3.12", "Node 20", "pin Python to 3.11", "postgres version 16": a named thing and
+# the version or number it is given. A unit after the number makes it an amount.
+_VERSIONED = re.compile(
+    r"(?<![\w.-])([a-z][a-z+#-]*[a-z+#])\s+(?:to\s+|version\s+)?v?(\d+(?:\.\d+)*)(?![\w%]|\.\d)"
+)
+
+
+def _versions(low: str) -> dict[str, str]:
+    """The named things ``low`` gives a version or number, by name, the first said."""
+    out: dict[str, str] = {}
+    for match in _VERSIONED.finditer(low) if DIGIT.search(low) else ():
+        name, number = match.groups()
+        if len(name) > 2 and name not in _STOP and name not in _NOT_KEYS:
+            out.setdefault(name, number)
+    return out
+
+
+# "for the worker", "on the build box", "in staging": what a statement is scoped to.
+_SCOPE = re.compile(r"\b(?:for|in|on)\s+(?:the\s+|our\s+|a\s+|an\s+|all\s+)?([a-z][\w-]*)")
+
+
+def _reversioned(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The owner's statement that a replacing one gives the same named thing another
+    version of: "Use Python 3.11." or "Pin Python to 3.11." for "Use Python 3.12
+    instead.", "Use Node 18." for "Use Node 20 instead.". Naming the thing again keeps
+    it only with the version it had; an addition ("… for the new service too") replaces
+    nothing, nor does a version for something the earlier statement does not name ("…
+    for the worker instead" after "… for the API")."""
+    if new.role != "user" or new.supersedes or not new.replaces or _ADDITIVE.search(new.text):
+        return []
+    low = new.text.casefold()
+    mine = _versions(low)
+    if not mine:
+        return []
+    scope = {m[1] for m in _SCOPE.finditer(low)} - _STOP
+    for old in _just_said(new, recent):
+        said = old.text.casefold()
+        if any(word not in said for word in scope):
+            continue
+        theirs = _versions(said)
+        for name, number in mine.items():
+            previous = theirs.get(name)
+            if (
+                previous is not None
+                and previous != number
+                and _number_kind(previous) == _number_kind(number)
+                and number not in _ANY_NUMBER.findall(said)
+            ):
+                return [old]
     return []
 
 
