@@ -2147,3 +2147,70 @@ def test_the_same_name_with_another_version_and_instead_retires_the_old_version(
 def test_a_version_for_something_else_or_beside_the_old_one_retires_nothing(later: str) -> None:
     result = after_a_reply("Use Ruby 3.2.", "Noted.", later)
     assert not retired(result, "Use Ruby 3.2.")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("日志库用 zap。", "改用 zerolog。"),
+        ("任务队列用 celery。", "改用 dramatiq，celery 的重试不好控制。"),
+        ("Use black for formatting.", "Switch to ruff."),
+    ],
+)
+def test_switching_to_a_name_with_no_thing_before_it_retires_the_owners_last_choice(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # The same name again keeps it.
+        ("日志库用 zap。", "改用 zap。"),
+        # A rule of the owner's is no choice a switch replaces.
+        ("不要引入新的依赖。", "改用 zerolog。"),
+        # The clause goes on past the name: what it switches is not said.
+        ("日志库用 zap。", "改用 zerolog 记一份审计日志，业务日志不动。"),
+    ],
+)
+def test_a_chinese_switch_keeps_the_same_choice_a_rule_and_an_unnamed_thing(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert not retired(result, earlier)
+
+
+@pytest.mark.parametrize(
+    ("directive", "plan", "later"),
+    [
+        (
+            "Use jest for the unit tests.",
+            "I'll add a jest config and a test script.",
+            "Switch to vitest.",
+        ),
+        (
+            "Use pip for the dependencies.",
+            "I'll write the Dockerfile with a pip install step.",
+            "Switch to uv, pip is too slow in the image build.",
+        ),
+        ("构建用 webpack。", "我打算用 webpack 配一个多入口构建。", "改用 vite。"),
+        # The plan read as a statement: "我打算…" states it all the same.
+        ("依赖安装用 npm。", "我打算在 Dockerfile 里用 npm ci 装依赖。", "改用 bun。"),
+    ],
+)
+def test_a_switch_after_a_plan_retires_the_plan_and_the_choice_it_carried_out(
+    directive: str, plan: str, later: str
+) -> None:
+    result = after_a_reply(directive, plan, later)
+    new = only(result, later).id
+    assert only(result, directive).superseded_by == new
+    assert only(result, plan).superseded_by == new
+
+
+def test_a_switch_after_a_plan_keeps_what_the_assistant_found() -> None:
+    found = "The repo has a package-lock.json from npm 9."
+    result = after_a_reply("Use npm for installs.", found, "Switch to yarn.")
+    assert not retired(result, found)
+    assert retired(result, "Use npm for installs.")

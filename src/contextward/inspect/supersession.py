@@ -969,7 +969,11 @@ _PICK = re.compile(
     # ("switch to the staging branch and run the tests" picks no option).
     r"^(?:(?:hmm+|ok(?:ay)?|no|well|actually|then)[,.!]*\s+)*(?:let'?s )?switch (?:over )?to\s+"
     r"(?P<pick4>`?[\w][\w.+-]*`?)(?=\s*(?:[,.;!]|$))|"
-    r"^(?:那就|那|就|还是)?(?:用|选)\s*(?P<pick2>[A-Za-z][\w.+-]*)\s*吧"
+    r"^(?:那就|那|就|还是)?(?:用|选)\s*(?P<pick2>[A-Za-z][\w.+-]*)\s*吧|"
+    # "改用 RabbitMQ。", "换成 pnpm 吧，npm 太慢": the Chinese "switch to", no thing named
+    # before it (``_REPOINT`` reads "缓存换成 Memcached"), the clause ending at the name.
+    r"^(?:那就|那|就|还是)?(?:改用|换用|换成|切到|切换到)\s*(?P<pick5>[a-z][\w.+-]*)"
+    r"(?=\s*吧?\s*(?:[，,。；;！!]|$))"
 )
 # "FastAPI over Flask", "uv over poetry": the one picked, then the one it replaces.
 _OVER = re.compile(r"^`?(?P<pick>[\w][\w.+-]*)`? over `?(?P<dropped>[\w][\w.+-]*)`?(?:[\s,.;!]|$)")
@@ -1013,7 +1017,7 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         # And the choice of the other option the pick itself names ("还是用 PostgreSQL
         # 吧，MySQL 副本下个月就下线。" for "数据库用 MySQL 的只读副本。"), whoever said it.
         others = _names(new.text, loose=True) - {pick}
-        return asked + [
+        named = [
             old
             for old in recent
             if old.kind in _POINTED | _STATED
@@ -1025,9 +1029,28 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
             and chose["name"].strip("`") in others
             and not _mentions(_names(old.text, loose=True), {pick})
         ]
-    if not _names(plan.text) or pick in _names(plan.text, loose=True):
+        # And the assistant's plan stated as a fact just before ("我打算在流水线里用 npm ci
+        # 安装依赖。"), which carried out the choice the pick replaces.
+        chosen = {name for old in asked if (name := _chosen(old))}
+        stated = [
+            old
+            for old in recent
+            if old.role == "assistant"
+            and old.kind in ("fact", "todo")
+            and old.superseded_by is None
+            and old not in named
+            and 0 < new.turn - old.turn <= ADJACENT
+            and _PLAN.search(old.text.casefold())
+            and (loose := _names(old.text, loose=True)) & chosen
+            and pick not in loose
+        ]
+        return asked + named + stated
+    # "I'll configure the workflow with npm ci." names nothing by its shape, but it
+    # carries out "Use npm for installs.": the name the directive chose is enough.
+    echoed = _echoed(plan, recent)
+    if not (_names(plan.text) or echoed) or pick in _names(plan.text, loose=True):
         return []
-    return [plan, *_echoed(plan, recent)]
+    return [plan, *echoed]
 
 
 def _pick_of(low: str) -> str | None:
@@ -1035,7 +1058,7 @@ def _pick_of(low: str) -> str | None:
     match = _PICK.match(low)
     if match is None:
         return None
-    found = match.group("pick", "pick2", "pick3", "pick4")
+    found = match.group("pick", "pick2", "pick3", "pick4", "pick5")
     pick = next(group for group in found if group).strip("`.")
     if pick in _VAGUE_THING or pick in _PICK_VAGUE or pick[0].isdigit():
         return None  # "let's go with that", "go with option 2", "go with 4 workers"
@@ -1624,12 +1647,27 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
         old
         for old in recent
         if old.role == "user"
-        and old.kind in _ECHOED
         and old.superseded_by is None
         and old.turn < plan.turn
         and plan.turn - old.turn <= ADJACENT
-        and names & _names(old.text, loose=True)
+        and (
+            (old.kind in _ECHOED and names & _names(old.text, loose=True))
+            # "Use npm for installs." (or "构建用 webpack。", read as a statement) behind
+            # "I'll configure the workflow with npm ci.": the plan uses what the directive
+            # chose, whatever its shape.
+            or (
+                (old.kind in _ECHOED or _directive(old))
+                and (chosen := _chosen(old)) is not None
+                and chosen in _names(plan.text, loose=True)
+            )
+        )
     ]
+
+
+def _chosen(old: Draft) -> str | None:
+    """The name an owner's directive chooses ("Use npm for installs.", "数据库用 MySQL。")."""
+    match = _USES.search(old.text.casefold())
+    return match["name"].strip("`") if match is not None else None
 
 
 # A name: in backticks, a capitalised word past the first ("SQLite", "Fridays", "缓存用
