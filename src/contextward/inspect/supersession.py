@@ -1643,6 +1643,9 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if plan.role != "assistant" or plan.kind not in ("decision", "todo", "fact"):
         return []
     names = _names(plan.text)
+    # What it did ("Added loguru to worker/main.py.") carried the choice out already: only
+    # a plan stated as one goes back on the choice by the name it uses.
+    planned = plan.kind == "decision" or _PLAN.search(plan.text.casefold()) is not None
     return [
         old
         for old in recent
@@ -1656,7 +1659,8 @@ def _echoed(plan: Draft, recent: Sequence[Draft]) -> list[Draft]:
             # "I'll configure the workflow with npm ci.": the plan uses what the directive
             # chose, whatever its shape.
             or (
-                (old.kind in _ECHOED or _directive(old))
+                planned
+                and (old.kind in _ECHOED or _directive(old))
                 and (chosen := _chosen(old)) is not None
                 and chosen in _names(plan.text, loose=True)
             )
