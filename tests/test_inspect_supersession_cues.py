@@ -2214,3 +2214,39 @@ def test_a_switch_after_a_plan_keeps_what_the_assistant_found() -> None:
     result = after_a_reply("Use npm for installs.", found, "Switch to yarn.")
     assert not retired(result, found)
     assert retired(result, "Use npm for installs.")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("连接池大小用 20。", "连接池大小调到 50。"),
+        # The number before what it is: "3000 端口".
+        ("服务监听 3000 端口。", "端口改成 3100。"),
+        # A version of the name before it: the name set again is the same setting.
+        ("Node 版本用 18。", "Node 升到 20。"),
+        # "Let's" leads in a request, not a statement.
+        ("Set the upload limit to 10 MB.", "Let's make the upload limit 25 MB."),
+    ],
+)
+def test_a_setting_named_again_with_a_new_value_retires_the_old_one(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # A longer name is another setting: the admin port is not the port.
+        ("端口用 8080。", "管理端口用 9090。"),
+        ("端口用 8080。", "管理端口改成 9090。"),
+        ("服务监听 3000 端口。", "调试端口改成 9229。"),
+        # Another name's version.
+        ("Node 版本用 18。", "Python 升到 3.12。"),
+        ("Set the upload limit to 10 MB.", "Let's make the download limit 25 MB."),
+    ],
+)
+def test_a_value_for_another_setting_retires_nothing(earlier: str, later: str) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert not retired(result, earlier)

@@ -363,8 +363,9 @@ class Linker:
             or not _values(new.text)
         ):
             pass  # the two rules below read a value the owner sets
-        elif new.kind in _DIRECTIVE:
-            # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds".
+        elif new.kind in _DIRECTIVE or (new.kind == "fact" and _LETS_SET.match(low)):
+            # "bump the grace period to 30 seconds" retires "the grace period is 10 seconds";
+            # "Let's make the request timeout 60 seconds." asks for it as much.
             for old in _same_value(new, _open(recent, new), same_subject=True):
                 _retire(old, new)
         elif new.kind in ("fact", "state"):
@@ -555,6 +556,15 @@ class Linker:
             self._corrected_turn = new.turn
 
 
+# "Let's make the request timeout 60 seconds.", "let's bump it to 5": the owner setting a
+# value, led in by "let's" (read as a statement, not a request).
+_LETS_SET = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|then|and|hmm+|actually)[,.!]*\s+)*let'?s\s+(?:just\s+)?"
+    r"(?:make|set|change|bump|raise|lower|increase|reduce|decrease|move|cut|cap|extend|"
+    r"shorten|drop|limit)\b"
+)
+
+
 # An owner's question about a change: "能不能改成 50 条？", "could we switch to 50?".
 _ASKING = re.compile(
     r"^(?:can|could|should|shall|would|do|does|is|are)\b(?![^.!。]*\bthough\s*\?\s*$)[^.!。]*\?\s*$|"
@@ -712,6 +722,10 @@ _CHANGE = re.compile(
 # How an earlier statement may have given the setting, besides a change of it: the key
 # and its value side by side ("throttle %8", "batch_size 256", "timeout: 30s").
 _SETTING_SAID = re.compile(rf"{_key(5)}\s*(?:[:=]|\bof\b|\bis\b|\bat\b)?\s*{_value(5)}")
+# In Chinese the number may come first: "网关监听 8080 端口".
+_SAID_BEFORE_KEY = re.compile(
+    rf"(?<![\w.])(?P<value6>\d+(?:\.\d+)?)\s*(?P<key6>(?:{_KEY_CJK}){{2,4}})(?![\u4e00-\u9fff])"
+)
 # A change that is not made: "don't set", "不要改成", "if we set", "或者调到".
 _UNSET = re.compile(
     r"\b(?:don'?t|do not|never|not|if|or|either|whether|could|would)\b|不要|别|不用|如果|或者|要是"
@@ -730,11 +744,12 @@ _SETTING_NOT_KEY = frozenset(
 def _setting(match: re.Match[str]) -> tuple[str, str, str] | None:
     """The (qualifier, key, value) a ``_CHANGE`` or ``_SETTING_SAID`` match gives, or None
     when its key is a word that names nothing ("also", "然后")."""
-    n = next(n for n in (1, 2, 3, 5) if match.groupdict().get(f"key{n}"))
+    n = next(n for n in (1, 2, 3, 5, 6) if match.groupdict().get(f"key{n}"))
     key, value = match[f"key{n}"], match[f"value{n}"]
     qualifier = match.groupdict().get(f"qualifier{n}") or ""
     if _CJK.match(key):
-        key = _FILLER_LEAD.sub("", key).lstrip("".join(_CJK_FUNCTION))
+        # "端口用 8080": the 用 says how it is set, not what.
+        key = _FILLER_LEAD.sub("", key).lstrip("".join(_CJK_FUNCTION)).removesuffix("用")
         if len(key) < 2 or key[-2:] in _FILLER_ZH:
             return None
         # "订单服务的线程池核心线程数设 16": the whole run names the setting, which a
@@ -746,25 +761,37 @@ def _setting(match: re.Match[str]) -> tuple[str, str, str] | None:
         return None
     if qualifier in _STOP or qualifier in _NOT_KEYS or qualifier in _SETTING_NOT_KEY:
         qualifier = ""
+    if key in _VERSION_KEYS and qualifier:
+        # "Python 版本用 3.11", "python version 3.11": the version is Python's, which
+        # "Python 升到 3.12" sets again.
+        return "", qualifier, value
     return qualifier, key, value
+
+
+#: Keys that name the version of the word before them.
+_VERSION_KEYS = frozenset(("版本", "version"))
 
 
 @lru_cache(maxsize=_CACHE)
 def _settings_said(text: str, *, stated: bool) -> tuple[tuple[str, str, str], ...]:
     """The settings ``text`` changes ("调到 5", "set … to 5") and, if ``stated``, those it
-    states side by side with their value ("throttle %8")."""
+    states side by side with their value ("throttle %8", "监听 8080 端口")."""
     low = text.casefold()
     found = _changed(low)
     if stated:
         found += [s for m in _SETTING_SAID.finditer(low) if (s := _setting(m)) is not None]
+        if _CJK.search(low):
+            found += [s for m in _SAID_BEFORE_KEY.finditer(low) if (s := _setting(m)) is not None]
     return tuple(found)
 
 
 def _same_key(mine: tuple[str, str, str], theirs: tuple[str, str, str]) -> bool:
-    """One setting: the same key (a Chinese one may be said with fewer characters), and no
-    two different words qualifying it ("read timeout" and "connect timeout")."""
+    """One setting: the same key (a Chinese one may be said again with fewer characters,
+    "核心线程数" for "订单服务的线程池核心线程数", never with more: "管理端口" is not the
+    "端口" said before), and no two different words qualifying it ("read timeout" and
+    "connect timeout")."""
     (q1, k1, _), (q2, k2, _) = mine, theirs
-    if k1 != k2 and not (_CJK.match(k1) and (k1.endswith(k2) or k2.endswith(k1))):
+    if k1 != k2 and not (_CJK.match(k1) and k2.endswith(k1)):
         return False
     return not (q1 and q2 and q1 != q2)
 
