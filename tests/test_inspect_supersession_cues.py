@@ -2250,3 +2250,31 @@ def test_a_setting_named_again_with_a_new_value_retires_the_old_one(
 def test_a_value_for_another_setting_retires_nothing(earlier: str, later: str) -> None:
     result = after_a_reply(earlier, "好的。", later)
     assert not retired(result, earlier)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Serve the docs on port 4000.", "4000 is already in use by the proxy, take 4001."),
+        ("Put the metrics exporter on 9100.", "port 9100 is occupied, so use 9101."),
+    ],
+)
+def test_a_number_said_to_be_taken_with_another_to_use_retires_the_old_number(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "OK.", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # What the number is, not that it is taken: another port for another thing.
+        "3000 is the API port, use 3001 for the docs site.",
+        # Taken, but nothing in its place.
+        "3000 is taken by the API, but the dev server can share it.",
+    ],
+)
+def test_a_number_that_is_not_said_to_be_unusable_keeps_the_old_number(later: str) -> None:
+    result = after_a_reply("Use port 3000 for the dev server.", "OK.", later)
+    assert not retired(result, "Use port 3000 for the dev server.")

@@ -1345,8 +1345,11 @@ _RENUMBER = re.compile(
     # "node 18 is EOL, bump it to 20": what the number is of may lead.
     rf"(?:[a-z][\w.-]* )?(?P<faulted>{_NUM}) (?:is|are|was|feels|seems) (?:way |a bit |far )?"
     r"(?:too (?:many|much|few|high|low|big|small|long|short|slow|fast|aggressive)|eol|"
-    r"end of life|old|outdated|deprecated|unsupported)[,;:—–-]+\s*"
-    r"(?:(?:bump|move|go|change|set|upgrade|switch)(?: it| that)? to |use )?"
+    r"end of life|old|outdated|deprecated|unsupported|"
+    # "3000 is taken, use 3001", "8080 is already in use by the proxy; take 8081".
+    r"(?:already )?(?:taken|in use|used|busy|occupied|reserved|blocked|unavailable)"
+    r"(?: (?:by|on|for) [^,;:.—–\d]{1,40})?)[,;:—–-]+\s*(?:so |then |just )?"
+    r"(?:(?:bump|move|go|change|set|upgrade|switch)(?: it| that)? to |use |take |try )?"
     rf"(?P<value>{_NUM})|"
     rf"(?P<value2>{_NUM}),? not (?P<named>{_NUM})|"
     rf"(?P<key>[a-z][\w-]*(?: [a-z][\w-]*){{0,2}}) (?P<value3>{_NUM})|"
