@@ -2278,3 +2278,35 @@ def test_a_number_said_to_be_taken_with_another_to_use_retires_the_old_number(
 def test_a_number_that_is_not_said_to_be_unusable_keeps_the_old_number(later: str) -> None:
     result = after_a_reply("Use port 3000 for the dev server.", "OK.", later)
     assert not retired(result, "Use port 3000 for the dev server.")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("每次发版前都要更新变更日志。", "以后都只在大版本发版前更新变更日志。"),
+        (
+            "Every release needs a full regression run.",
+            "From now on a smoke run is enough for every release.",
+        ),
+    ],
+)
+def test_a_new_rule_from_now_on_replaces_what_every_time_required(earlier: str, later: str) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # One shared word is another act.
+        ("每次部署前都要通知运维。", "以后都在周五之前部署。"),
+        ("每次部署前都要跑全部测试。", "以后都用 pnpm 安装依赖。"),
+        # An addition beside the rule.
+        ("每次部署前都要跑全部测试。", "以后部署前也要跑 lint。"),
+    ],
+)
+def test_a_rule_from_now_on_about_another_act_keeps_the_requirement(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert not retired(result, earlier)

@@ -392,8 +392,9 @@ class Linker:
             and not _ADDITIVE.search(new.text)
         ):
             # "From now on just run the unit tests before commits" replaces "Always run
-            # the full test suite before committing": a new standing rule on the same act.
-            for old in _lifted(new, memory[far_start:index]):
+            # the full test suite before committing": a new standing rule on the same act,
+            # said as a rule or as what every time requires ("每次部署前都要跑全部测试").
+            for old in _lifted(new, memory[far_start:index], kinds=_STANDING):
                 _retire(old, new)
         if new.role == "user" and _LIFTS.search(low):
             # "Pushing to main is fine now" lifts "Never push to main": the owner's rule
@@ -940,15 +941,26 @@ _NAMED_RULE = re.compile(
 )
 
 
-def _lifted(new: Draft, recent: Sequence[Draft], *, shared: int = 2) -> list[Draft]:
-    """The owner's rules ``new`` lifts: a constraint of theirs, or one a compaction summary
-    states or quotes from them, that it shares two words with. (One shared Chinese word,
-    "原图现在可以删了" for "不要删除原图", was tried: it lifted a current rule on held-out.)"""
+#: What a new rule "from now on" replaces: the owner's rules, and what they require.
+_STANDING = frozenset(("constraint", "requirement"))
+
+
+def _lifted(
+    new: Draft,
+    recent: Sequence[Draft],
+    *,
+    shared: int = 2,
+    kinds: frozenset[str] = frozenset(("constraint",)),
+) -> list[Draft]:
+    """The owner's rules ``new`` lifts: a constraint of theirs (or a statement of the
+    ``kinds``), or one a compaction summary states or quotes from them, that it shares two
+    words with. (One shared Chinese word, "原图现在可以删了" for "不要删除原图", was tried:
+    it lifted a current rule on held-out.)"""
     words = _words(new.text)
     return [
         old
         for old in recent
-        if old.kind == "constraint"
+        if old.kind in kinds
         and old.role in ("user", "system")
         and old.superseded_by is None
         and old.position < new.position
