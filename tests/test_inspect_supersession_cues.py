@@ -2310,3 +2310,33 @@ def test_a_rule_from_now_on_about_another_act_keeps_the_requirement(
 ) -> None:
     result = after_a_reply(earlier, "好的。", later)
     assert not retired(result, earlier)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("周报每周五下午 5 点发。", "不再每周五发了，改成每天下午 5 点发。"),
+        (
+            "Run the backup every Sunday at 2am.",
+            "Actually, no longer on Sundays only: run the backup every night at 2am.",
+        ),
+    ],
+)
+def test_a_correction_keeping_the_value_but_turning_down_a_word_of_it_replaces_it(
+    earlier: str, later: str
+) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # What is no longer done is something else; the value is said again.
+        ("报表每周一早上 9 点发。", "不对，邮件提醒不再发了，报表还是早上 9 点发。"),
+        ("每页显示 20 条。", "不对，还是每页 20 条。"),
+    ],
+)
+def test_a_correction_saying_the_value_again_keeps_it(earlier: str, later: str) -> None:
+    result = after_a_reply(earlier, "好的。", later)
+    assert not retired(result, earlier)

@@ -2711,10 +2711,27 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         if score and bonus:
             score += 1
         # "no, pnpm." after "Use pnpm.", "保持 20 条" after "每页显示 20 条": what it says
-        # again is passed over (its values are read only for what would be the closest).
-        if score > best_score and not _restates(new, old):
+        # again is passed over (its values are read only for what would be the closest),
+        # unless it turns down a word of it ("不再每周发了，改成每天早上 9 点发" keeps the 9
+        # of "报表每周一早上 9 点发" and changes the rest).
+        if score > best_score and (
+            not _restates(new, old) or bool(_no_longer(new.text) & _words(old.text))
+        ):
             best, best_score = old, score
     return best
+
+
+# "不再每周发了", "no longer weekly": what is no longer so, up to the end of its clause.
+_NO_LONGER = re.compile(
+    r"(?:\bno longer\b|\bnot anymore\b|不再|别再|不要再)([^,;.!?，；。！？\n]{1,40})"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def _no_longer(text: str) -> frozenset[str]:
+    """The words of what ``text`` says is no longer so."""
+    low = text.casefold()
+    return frozenset().union(*(_words(m[1]) for m in _NO_LONGER.finditer(low)))
 
 
 def _sharable(words: frozenset[str], text: str) -> int:
