@@ -411,3 +411,57 @@ def test_a_message_nested_too_deeply_is_said_lost_by_every_command(tmp_path: Pat
         code, _, err = invoke(command, path)
         assert code == 0, command
         assert "1 record could not be read (nested_too_deeply 1)" in err, command
+
+
+def test_a_message_that_is_one_long_number_is_read_in_time_linear_in_it(tmp_path: Path) -> None:
+    # Two patterns tried a long digit run as two numbers side by side, split every way:
+    # 40,000 digits took 42 s, these would take hours. A hang, not a speed, is tested: the
+    # command ends within the child's timeout (120 s; it takes well under a second).
+    digits = "2." + "7" * 300_000
+    path = write(
+        tmp_path,
+        json.dumps(
+            [
+                {"role": "user", "content": "Port the billing export to Go."},
+                {"role": "user", "content": digits},
+                {"role": "assistant", "content": digits + "1"},
+            ]
+        ),
+    )
+    done = run_process("inspect", "--json", path)
+    assert done.returncode == 0, done.stderr
+    kept = [c["content"] for c in json.loads(done.stdout)["candidates"]]
+    assert digits in kept and digits + "1" in kept
+
+
+def test_a_message_of_many_compact_commands_and_no_arguments_is_read_in_time(
+    tmp_path: Path,
+) -> None:
+    # The arguments were looked for after every /compact to the end of the text: 296 KB
+    # took 8 s. What the owner typed after one is still theirs (test_inspect_readers).
+    lines = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Use pnpm."}},
+        {
+            "type": "user",
+            "uuid": "u2",
+            "message": {
+                "role": "user",
+                "content": "<command-name>/compact</command-name>" * 40_000,
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u3",
+            "message": {
+                "role": "user",
+                "content": "<command-name>/compact</command-name>\n"
+                "<command-args>keep the pnpm rule</command-args>",
+            },
+        },
+    ]
+    path = write(tmp_path, "".join(json.dumps(line) + "\n" for line in lines), "t.jsonl")
+    done = run_process("inspect", "--json", path)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert [c["sources"] for c in found["candidates"]] == [["u1"], ["u3:compact-args"]]
+    assert "local_command 2" in done.stderr

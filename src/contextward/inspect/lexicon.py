@@ -762,7 +762,9 @@ TESTS_ONLY = _Gated(
     r"are green|is green|succeed)(?: now| again| locally)?(?:, including [^.!]{1,80})?[.!]*$|"
     r"^(?:太好了|好的?|很好)?[！!，, ]*(?:测试|单测)?(?:全部|都|也)?(?:通过|跑通|过)了?[。！!]*$|"
     # "StockServiceTest 4 个用例都过了。", "编译通过，新加的 4 个单测都过了。"
-    r"^(?:[\w.]+ ?)?(?:(?:rebase ?完成|编译(?:和单测)?通过)[，,] ?)*(?:新加的 ?)?(?:\d+ ?个)?"
+    # (A name of at most 80 characters: unbounded, a long number's digits would be tried
+    # both as the name and as the count, in time of the square of its length.)
+    r"^(?:[\w.]{1,80} ?)?(?:(?:rebase ?完成|编译(?:和单测)?通过)[，,] ?)*(?:新加的 ?)?(?:\d+ ?个)?"
     r"(?:测试|单测|用例|单元测试)(?:用例)?(?:全部|都|也|全)(?:通过|跑通|过)了?[。！!]*$"
 )
 # "I need to create the migration first.": the step the assistant takes next.

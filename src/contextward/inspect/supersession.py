@@ -1378,6 +1378,12 @@ _RENUMBER = re.compile(
 )
 
 
+#: The longest reply ``_RENUMBER`` reads ("8080 is already in use by the reverse proxy on
+#: the build box; so take 8081" is 73): its digit runs side by side would take time of the
+#: square of a long number's length to try.
+_TERSE = 160
+
+
 # "Store them as UTC, not local time.": the new way, then the old one named.
 _NOT_THAT = re.compile(
     r"^(?P<head>[^,;.!?]{3,80}?),?\s+not\s+(?P<old>[\w.-]+(?:\s+[\w.-]+){0,2})\s*[.!]?$"
@@ -1486,7 +1492,7 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     """The owner's statement a terse renumbering replaces: the latest in a correction's
     reach that holds the number it names ("8 is too many, 4"; "404, not 403") or, for
     "timeout 60.", the words it names beside another number ("http client timeout 30")."""
-    if new.role != "user" or new.supersedes:
+    if new.role != "user" or new.supersedes or len(new.text) > _TERSE:
         return []
     match = _RENUMBER.match(new.text.casefold().strip())
     if match is None:

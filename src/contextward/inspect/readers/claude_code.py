@@ -73,9 +73,17 @@ def _continuation(content: Any) -> bool:
 
 # "/compact keep the auth decisions": what the owner typed after /compact tells the
 # summary what to keep, so it is the owner's word; other commands' wrappers are skipped.
-_COMPACT_ARGS = re.compile(
-    r"<command-name>\s*/compact\s*</command-name>.*?<command-args>(.*?)</command-args>", re.S
-)
+# (Found by ``str.find`` after the name: a lazy ".*?" up to the arguments, tried after
+# every name, took time of the square of a message of many names and no arguments.)
+_COMPACT_NAME = re.compile(r"<command-name>\s*/compact\s*</command-name>")
+
+
+def _compact_args(text: str) -> str:
+    """What the owner typed after /compact in a command wrapper ("" if nothing)."""
+    name = _COMPACT_NAME.search(text)
+    start = text.find("<command-args>", name.end()) if name else -1
+    end = text.find("</command-args>", start) if start >= 0 else -1
+    return text[start + len("<command-args>") : end].strip() if end >= 0 else ""
 
 
 def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Message]:
@@ -85,9 +93,8 @@ def _message(mid: str, kind: str, content: Any, skips: Skips) -> Iterator[Messag
             skips.add("interrupted")
         elif kind == "user" and text.lstrip().startswith(_WRAPPERS):
             skips.add("local_command")
-            args = _COMPACT_ARGS.search(text)
-            if args and args.group(1).strip():
-                yield Message(f"{mid}:compact-args", "user", args.group(1).strip())
+            if args := _compact_args(text):
+                yield Message(f"{mid}:compact-args", "user", args)
         else:
             yield Message(mid, "user" if kind == "user" else "assistant", text)
     if not isinstance(content, list):
