@@ -216,11 +216,33 @@ def test_review_without_a_terminal_keeps_unresolved_items_and_says_so(
     ]
 
 
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["guidance", "-", "--decisions", "-"], "the transcript and the decisions"),
+        (["snapshot", "-", "--answer", "-"], "the transcript and the answer"),
+        (["compact-test", "-", "--summary", "-"], "the transcript and the summary"),
+        (["check", "--snapshot", "-", "--context", "-"], "the snapshot and the context"),
+    ],
+)
+def test_two_inputs_from_standard_input_are_refused_by_name(args: list[str], names: str) -> None:
+    # The second would read nothing, and fail as empty or malformed: not the cause.
+    code, out, err = invoke(*args, stdin='[{"role": "user", "content": "Ship it."}]')
+    assert (code, out) == (2, "") and f"{names} cannot both be standard input" in err
+
+
 def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
     saved = tmp_path / "decisions.json"
     code, out, _ = invoke("review", str(convo), "--assume-tty", "--save", str(saved), stdin="d\n")
     assert code == 0 and "1 candidate(s) need a decision." in out and "[1/1] transient" in out
     assert json.loads(saved.read_text())[0]["action"] == "drop"
+    # An answer typed with spaces around it is the answer.
+    again = tmp_path / "again.json"
+    code, out, _ = invoke(
+        "review", str(convo), "--assume-tty", "--save", str(again), stdin="x\n D \n"
+    )
+    assert code == 0 and json.loads(again.read_text())[0]["action"] == "drop"
+    assert out.count("keep, drop or skip") == 2 and "'x' is not one of" in out
     code, out, _ = invoke("review", str(convo), "--assume-tty", stdin="s\n")
     assert code == 0 and "Unresolved / review carefully:\n- [transient, agent]" in out
     # Noise a person keeps is a fact to the summariser, as the snapshot remembers it.
@@ -441,6 +463,24 @@ def test_the_table_cuts_content_by_columns_so_chinese_rows_are_as_wide(tmp_path:
 def test_prompt_takes_no_answer_or_json(convo: Path, extra: list[str]) -> None:
     code, _, err = invoke("inspect", str(convo), "--prompt", *extra)
     assert code == 2 and "--prompt prints the question alone" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [('{"messages": []}', "it has no messages"), ("[1, 2, 3]", "no message could be read")],
+)
+def test_prompt_refuses_a_transcript_of_no_readable_message(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    # As inspect refuses it: a model asked about nothing would answer nothing.
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    code, out, err = invoke("inspect", str(path), "--prompt")
+    assert (code, out) == (2, "") and said in err and len(err.splitlines()) == 1
+    # A damaged one is asked about, and what it lost is said.
+    path.write_text('[1, {"role": "user", "content": "Ship the CSV export."}]')
+    code, out, err = invoke("inspect", str(path), "--prompt")
+    assert code == 0 and "Ship the CSV export." in out and "1 record could not be read" in err
 
 
 def test_snapshot_table_has_a_header_and_a_pasted_key_alone_is_no_memory(tmp_path: Path) -> None:

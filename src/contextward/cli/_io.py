@@ -25,6 +25,14 @@ class BadInput(click.ClickException):
     exit_code = EXIT_BAD_INPUT
 
 
+def one_stdin(**inputs: str | None) -> None:
+    """Refuse two of ``inputs`` (name: path) both read from standard input: the second
+    would read nothing and fail on that, not on the cause."""
+    named = [name for name, path in inputs.items() if path == "-"]
+    if len(named) > 1:
+        raise BadInput(f"the {named[0]} and the {named[1]} cannot both be standard input")
+
+
 def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     """Print human output: secrets masked, escape sequences and control characters gone
     (stored text may hold anything a transcript, a commit subject or a note held)."""

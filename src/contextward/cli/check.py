@@ -13,7 +13,7 @@ from ..core import (
     verify_context,
 )
 from ..printable import json_text
-from ._io import BadInput, read_json, read_text, say
+from ._io import BadInput, one_stdin, read_json, read_text, say
 from .render import report_table
 
 VERIFIERS: dict[str, type[FactsVerifier] | type[LiteralVerifier]] = {
@@ -37,8 +37,7 @@ VERIFIERS: dict[str, type[FactsVerifier] | type[LiteralVerifier]] = {
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def command(snapshot_path: str, context_path: str, verifier: str, as_json: bool) -> None:
     """Check which snapshot items a context preserved. Exit 0 ok, 1 not ok, 2 bad input."""
-    if snapshot_path == "-" and context_path == "-":
-        raise BadInput("the snapshot and the context cannot both be standard input")
+    one_stdin(snapshot=snapshot_path, context=context_path)
     snapshot = load_snapshot(snapshot_path)
     context = read_text(context_path, what="context", lenient=True)
     report = verify_context(snapshot, context, VERIFIERS[verifier]())

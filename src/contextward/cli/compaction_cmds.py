@@ -13,7 +13,7 @@ from ..inspect import InspectError, open_transcript
 from ..inspect.provider import Answered
 from ..printable import counted, json_text
 from ..store import Store, project_root, session_id_from_env
-from ._io import BadInput, display_name, open_input, read_text, say, storable_value
+from ._io import BadInput, display_name, one_stdin, open_input, read_text, say, storable_value
 from ._store import read_store
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, answer_text, provider_notice, read_all
 from .render import report_table
@@ -34,6 +34,7 @@ def compact_test(
     item, 1 when something would need restoring, 2 on bad input. With ``--answer``,
     inspection runs in provider mode from a model's answer to ``inspect --prompt``.
     """
+    one_stdin(transcript=transcript, summary=summary_path, answer=answer)
     summary = read_text(summary_path, what="summary", lenient=True)
     provider = Answered(answer_text(answer, transcript)) if answer is not None else None
     with Store.memory() as store:

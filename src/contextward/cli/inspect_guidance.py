@@ -6,7 +6,7 @@ import click
 
 from ..compaction import transcript_guidance
 from ..inspect import InspectError
-from ._io import BadInput
+from ._io import BadInput, one_stdin
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decisions, notices
 
 
@@ -20,6 +20,7 @@ def command(
     file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
 ) -> None:
     """Print compaction guidance for a transcript (review decisions applied by candidate id)."""
+    one_stdin(transcript=file, decisions=decisions_path, answer=answer)
     decisions = load_decisions(decisions_path)
     result = load(file, fmt, answer, notice=False, provider_notes=False)
     try:

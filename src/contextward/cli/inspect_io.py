@@ -31,7 +31,7 @@ from ..printable import counted, json_text, one_line
 from ..redact import mask
 from ..store.paths import project_root
 from ..thresholds import policy_for
-from ._io import BadInput, display_name, open_input, read_json, read_text
+from ._io import BadInput, display_name, one_stdin, open_input, read_json, read_text
 
 FORMAT_OPTION = click.option(
     "--format",
@@ -182,8 +182,7 @@ def read_all(
 
 
 def answer_text(answer: str, transcript: str) -> str:
-    if answer == "-" and transcript == "-":
-        raise BadInput("the transcript and the answer cannot both be standard input")
+    one_stdin(transcript=transcript, answer=answer)
     return read_text(answer, what="answer", limit=MAX_ANSWER_BYTES)
 
 
@@ -191,9 +190,14 @@ def provider_prompt(path: str, fmt: str | None) -> str:
     """What a host's model is asked about the transcript at ``path`` (provider mode)."""
     with open_input(path, what="transcript") as stream:
         try:
-            return asked(list(open_transcript(stream, fmt).messages))
+            transcript = open_transcript(stream, fmt)
+            messages = list(transcript.messages)
         except (InspectError, ProviderAnswerError) as exc:
             raise BadInput(f"transcript {display_name(path)}: {exc}") from None
+    # A transcript of no readable message is refused as inspect refuses it, and what a
+    # damaged one lost is said, as its answer's inspection will say it.
+    read_all(path, len(messages), transcript.skips.counts, notice=True, fmt=fmt)
+    return asked(messages)
 
 
 def load_decisions(path: str | None) -> tuple[ReviewDecision, ...]:

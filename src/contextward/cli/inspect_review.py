@@ -22,6 +22,14 @@ from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, dumps, load, load_decision
 _ANSWERS = {"k": "keep", "d": "drop", "s": None, "keep": "keep", "drop": "drop", "skip": None}
 
 
+_CHOICE = click.Choice(list(_ANSWERS), case_sensitive=False)
+
+
+def _answer(value: str) -> str:
+    """One of ``_ANSWERS``, typed with spaces around it or not (" d "); asked again if not."""
+    return str(_CHOICE.convert(value.strip(), None, None))
+
+
 @click.command("review")
 @click.argument("file", metavar="FILE")
 @FORMAT_OPTION
@@ -112,7 +120,7 @@ def _ask(pending: Sequence[Candidate]) -> tuple[list[ReviewDecision], bool]:
         try:
             answer = click.prompt(
                 "keep, drop or skip (k, d, s)",
-                type=click.Choice(list(_ANSWERS), case_sensitive=False),
+                value_proc=_answer,
                 default="k",
                 show_choices=False,
             )

@@ -6,7 +6,7 @@ import click
 
 from ..inspect import InspectError, snapshot_of
 from ..printable import counted
-from ._io import BadInput, say
+from ._io import BadInput, one_stdin, say
 from .inspect_io import ANSWER_OPTION, FORMAT_OPTION, load, load_decisions, notices, preview
 
 
@@ -20,6 +20,7 @@ def command(
     file: str, fmt: str | None, decisions_path: str | None, as_json: bool, answer: str | None
 ) -> None:
     """Snapshot what must survive compaction: kept and (conservatively) unresolved candidates."""
+    one_stdin(transcript=file, decisions=decisions_path, answer=answer)
     decisions = load_decisions(decisions_path)
     result = load(file, fmt, answer, notice=False, provider_notes=False)
     try:
