@@ -96,7 +96,8 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
             skips.add(typed("entry", kind))
             continue
         if kind == "compacted":
-            text = _PREAMBLE.sub("", str(payload.get("message") or ""), count=1).strip()
+            # Codex writes a string; anything else is read as content (never its repr).
+            text = _PREAMBLE.sub("", block_text(payload.get("message"), skips), count=1).strip()
             if not text:
                 skips.add("compacted_without_summary")
             elif text == last_summary:

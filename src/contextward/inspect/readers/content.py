@@ -28,6 +28,10 @@ def block_text(content: Any, skips: Skips) -> str:
                 parts.append(block)
             elif isinstance(block, dict):
                 kind = block.get("type")
+                if kind is not None and not isinstance(kind, str):
+                    # A list or object names no block (and cannot be looked up in a set).
+                    skips.add("unknown_block")
+                    continue
                 text = block.get("text")
                 if (kind in _TEXT_BLOCKS or kind is None) and isinstance(text, str):
                     parts.append(text)
