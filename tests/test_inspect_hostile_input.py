@@ -215,6 +215,52 @@ def test_ids_carrying_secrets_are_masked_in_output_and_errors(tmp_path: Path) ->
     assert TOKEN not in err and "\x1b" not in err and "\x07" not in err and "z" * 8 not in err
 
 
+def test_a_type_name_that_is_a_secret_is_never_a_skip_reason(tmp_path: Path) -> None:
+    """``{"type": "AKIA…"}`` was counted as ``entry_AKIA…`` on stdout (and stderr)."""
+    aws, gitlab = "AKIAIOSFODNN7EXAMPLE", "glpat-abcdefghij0123456789"
+    owner = {"type": "user", "uuid": "u1", "sessionId": "s"}
+    owner["message"] = {"role": "user", "content": "Never push to main."}
+    stamp = {"timestamp": "t"}
+    shapes = {
+        "claude.jsonl": [{"type": secret, "sessionId": "s"} for secret in (aws, TOKEN, gitlab)]
+        + [owner],
+        "pi.jsonl": [
+            {"type": "session", "version": 3, "id": "s"},
+            {"type": TOKEN, "id": "e0"},
+            {"type": "message", "id": "e1", "message": {"role": "user", "content": "Use npm."}},
+        ],
+        "codex.jsonl": [
+            {**stamp, "type": "session_meta", "payload": {"id": "x"}},
+            {**stamp, "type": aws, "payload": {}},
+            {**stamp, "type": "response_item", "payload": {"type": TOKEN}},
+            {**stamp, "type": "response_item", "payload": {"type": "message", "role": gitlab}},
+            {**stamp, "type": "response_item"}
+            | {"payload": {"type": "message", "role": "user", "content": "Use npm."}},
+        ],
+    }
+    for name, lines in shapes.items():
+        path = write(tmp_path, "".join(json.dumps(line) + "\n" for line in lines), name)
+        for args in (["inspect", path], ["inspect", path, "--json"]):
+            code, out, err = invoke(*args)
+            assert code == 0, (name, args)
+            for secret in (aws, TOKEN, gitlab):
+                assert secret not in out + err, (name, args)
+                assert mask(secret) not in out + err, (name, args)  # no masked name either
+    _, _, skips = read("".join(json.dumps(line) + "\n" for line in shapes["codex.jsonl"]).encode())
+    assert skips == {"entry_session_meta": 1, "entry": 1, "item": 1, "role": 1}
+
+
+def test_the_notice_of_records_lost_names_the_file_masked_on_one_line(tmp_path: Path) -> None:
+    lines = [json.dumps({"role": "user", "content": "Never push to main."}), "{oops"]
+    path = write(tmp_path, "\n".join(lines) + "\n", "x AKIAIOSFODNN7EXAMPLE\nsecond.jsonl")
+    for args in (["guidance", path], ["snapshot", path], ["compact-test", path, "--summary", path]):
+        code, _, err = invoke(*args)
+        assert code in (0, 1), (args, err)
+        notice = [line for line in err.splitlines() if "could not be read" in line]
+        assert len(notice) == 1 and "second.jsonl" in notice[0], (args, err)
+        assert "AKIAIOSFODNN7EXAMPLE" not in err and "[secret:aws-access-key]" in err, args
+
+
 # --- what reaches a terminal --------------------------------------------------------------
 
 

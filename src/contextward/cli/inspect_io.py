@@ -175,7 +175,9 @@ def read_all(
         raise BadInput(f"transcript {display_name(path)}: {why}")
     if lost and notice:
         click.echo(
-            f"contextward: transcript {display_name(path)}: {counted(sum(lost.values()), 'record')} "
+            # A file's name may hold a newline or a secret: masked and on one line, as errors are.
+            f"contextward: transcript {one_line(mask(display_name(path)))}: "
+            f"{counted(sum(lost.values()), 'record')} "
             f"could not be read ({parts}); inspected {counted(messages, 'message')} without them",
             err=True,
         )

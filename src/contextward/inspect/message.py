@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
+
+from ..redact import mask
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
@@ -103,8 +106,16 @@ _TYPE_NAME = re.compile(r"[A-Za-z][\w-]{0,39}")
 
 def typed(reason: str, kind: object) -> str:
     """``reason_<kind>`` for a plain type name ("entry_file-history-snapshot"), else
-    ``reason``: a skip count never carries arbitrary transcript text."""
-    return f"{reason}_{kind}" if isinstance(kind, str) and _TYPE_NAME.fullmatch(kind) else reason
+    ``reason``: a skip count never carries arbitrary transcript text, nor a secret (a
+    "type" of ``AKIAIOSFODNN7EXAMPLE`` is a plain name, and is counted as ``entry``)."""
+    return f"{reason}_{kind}" if isinstance(kind, str) and _plain(kind) else reason
+
+
+@lru_cache(maxsize=512)
+def _plain(kind: str) -> bool:
+    """Whether a type name may be shown: short, word characters, and nothing the mask
+    would change (a transcript names a few types thousands of times: asked once each)."""
+    return _TYPE_NAME.fullmatch(kind) is not None and mask(kind) == kind
 
 
 #: How what contextward itself writes into a conversation begins: the restore block, the
