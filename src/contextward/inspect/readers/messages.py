@@ -19,9 +19,14 @@ from .content import block_text, tool_call_text
 from .jsonl import objects
 
 _WS = " \t\r\n"
-_RESYNC = re.compile(r"(?:,|\n)\s*\{")
 _DECODER = json.JSONDecoder()
 _REPLACEMENT = "\ufffd".encode()
+#: What a skipped value's end is found by: outside a string, its quotes and brackets and
+#: commas; inside one, its end, an escape, or a raw newline (which no JSON string holds).
+_OUTSIDE = re.compile(r'["{}\[\],]')
+_QUOTED = re.compile(r'["\\\n]')
+#: A decode error this near the end of the text read may be a value cut by a chunk's end.
+_NEAR_END = 16
 
 
 class _Stream:
@@ -50,7 +55,8 @@ class _Stream:
             self.buf += self._decoded(b"", final=True)
             return False
         if self.pos > CHUNK:
-            self.buf, self.pos = self.buf[self.pos :], 0
+            # One character before the position is kept: whether a line starts there.
+            self.buf, self.pos = self.buf[self.pos - 1 :], 1
         self.buf += self._decoded(data)
         return True
 
@@ -74,22 +80,35 @@ class _Stream:
             if not self.fill():
                 return ""
 
-    def value(self) -> tuple[bool, Any]:
-        """Decode one JSON value; ``(False, None)`` after skipping a malformed one."""
+    def line_start(self) -> bool:
+        """Whether the position is the first character of a line."""
+        return self.pos == 0 or self.buf[self.pos - 1] == "\n"
+
+    def value(self, within: str) -> tuple[bool, Any]:
+        """Decode one JSON value; ``(False, None)`` after skipping a malformed one (see
+        ``skip`` for what ``within`` says of where the value is)."""
         self.peek()  # raw_decode does not skip leading whitespace
         while True:
             try:
                 obj, end = _DECODER.raw_decode(self.buf, self.pos)
             except RecursionError:
-                return self._resync("nested_too_deeply")
-            except json.JSONDecodeError:
+                return self._failed("nested_too_deeply", within)
+            except json.JSONDecodeError as exc:
+                # Only a value the chunk's end cut can be read with more text: an error
+                # before that is in the text itself, whatever follows (never read to the
+                # record limit for a broken element of 14 bytes).
+                cut = exc.pos >= len(self.buf) - _NEAR_END or exc.msg.startswith(
+                    "Unterminated string"
+                )
+                if not cut:
+                    return self._failed("malformed_json", within)
                 if len(self.buf) - self.pos > self._max:
-                    return self._resync("record_too_large")
+                    return self._failed("record_too_large", within)
                 if self.fill():
                     continue
-                return self._resync("malformed_json")
+                return self._failed("malformed_json", within)
             except ValueError:  # an integer of more digits than Python converts
-                return self._resync("malformed_json")
+                return self._failed("malformed_json", within)
             too_large = end - self.pos > self._max
             self.pos = end
             if too_large:
@@ -97,13 +116,72 @@ class _Stream:
                 return False, None
             return True, obj
 
-    def _resync(self, reason: str) -> tuple[bool, Any]:
+    def _failed(self, reason: str, within: str) -> tuple[bool, Any]:
         self._skips.add(reason)
-        match = _RESYNC.search(self.buf, self.pos + 1)
-        while match is None and self.fill():
-            match = _RESYNC.search(self.buf, self.pos + 1)
-        self.pos = match.end() - 1 if match else len(self.buf)
+        self.skip(within)
         return False, None
+
+    def skip(self, within: str) -> None:
+        """Pass the rest of a value that could not be read, never reading a value nested
+        in it as one of its own (a quoted message is no message). Strings and brackets
+        are followed as they open and close, a piece at a time (what is passed is let go):
+
+        - ``array``: an element; stops on the ``,`` or ``]`` after it;
+        - ``object``: a value of a top-level object, which is given up: stops after the
+          object's ``}``, or on a ``{`` or ``[`` that starts a line (the next line's
+          record when this one was cut off);
+        - ``top``: a top-level value; stops on a ``,`` after it, or as ``object`` does
+          on a line's ``{`` or ``[``.
+
+        A raw newline ends a string (no JSON string holds one), so a stray quote costs
+        at most its line's place in the count of brackets.
+        """
+        depth, quoted, i = 0, False, self.pos
+        begin = i  # the value's own first character starts no next record
+        lines = within != "array"
+        while True:
+            found = (_QUOTED if quoted else _OUTSIDE).search(self.buf, i)
+            if found is None:
+                self.pos = len(self.buf)
+                if not self.fill():
+                    return
+                i, begin = self.pos, -1
+                continue
+            i = found.start()
+            char = self.buf[i]
+            if quoted:
+                if char == "\\":
+                    if i + 1 == len(self.buf):  # what it escapes is in the next chunk
+                        self.pos = i
+                        if not self.fill():
+                            self.pos = len(self.buf)
+                            return
+                        i, begin = self.pos, -1
+                        continue
+                    i += 2
+                    continue
+                quoted = False  # its closing quote, or a raw newline
+            elif char == '"':
+                quoted = True
+            elif char in "{[":
+                if lines and i != begin and i and self.buf[i - 1] == "\n":
+                    self.pos = i
+                    return
+                depth += 1
+            elif char in "}]":
+                if depth:
+                    depth -= 1
+                elif within == "array" and char == "]":
+                    self.pos = i
+                    return
+                elif within == "object" and char == "}":
+                    self.pos = i + 1
+                    return
+                # else a bracket closing nothing here: passed over
+            elif depth == 0 and within != "object":  # a comma after the value
+                self.pos = i
+                return
+            i += 1
 
 
 def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
@@ -133,7 +211,7 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
         elif char == ",":
             stream.pos += 1
         else:
-            ok, _ = stream.value()
+            ok, _ = stream.value("top")
             if ok:
                 skips.add("not_an_object")
 
@@ -160,7 +238,7 @@ def _array(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
         if char == ",":
             stream.pos += 1
             continue
-        ok, item = stream.value()
+        ok, item = stream.value("array")
         if ok:
             yield from messages_of(item, ids, skips)
 
@@ -178,15 +256,19 @@ def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
             stream.pos += 1
             continue
         if char != '"':
-            # No key where one belongs: this object was cut off. The next object is the
-            # next message, never a value of this one.
+            # No key where one belongs: this object was cut off when a line starts with
+            # the next object (the next message, never a value of this one); else the
+            # object is broken, and passed whole (an object in it is no message).
             skips.add("malformed_json")
-            if char not in "{[":
-                stream.value()
+            if not (char in "{[" and stream.line_start()):
+                stream.skip("object")
             return
-        ok, key = stream.value()
-        if not ok or stream.peek() != ":":
+        ok, key = stream.value("object")
+        if not ok:
+            return
+        if stream.peek() != ":":
             skips.add("malformed_json")
+            stream.skip("object")
             return
         stream.pos += 1
         if key == "messages" and stream.peek() == "[":
@@ -194,7 +276,7 @@ def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
             yield from _array(stream, skips, ids)
             fields["messages"] = True
             continue
-        ok, value = stream.value()
+        ok, value = stream.value("object")
         if not ok:
             return
         if key == "messages":
