@@ -527,3 +527,31 @@ def test_a_small_broken_element_before_a_large_one_is_malformed_not_too_large() 
     _, messages, skips = read(items % ("x" * 5000), max_record=1000)
     assert [m.text for m in messages] == ["ok"]
     assert skips == {"malformed_json": 1, "record_too_large": 1}
+
+
+_SNAPSHOT = {
+    "type": "file-history-snapshot",
+    "messageId": "m1",
+    "snapshot": {
+        "messageId": "m1",
+        "trackedFileBackups": {f"f{n}.py": {"backupFileName": "abc@v1"} for n in range(4000)},
+    },
+    "isSnapshotUpdate": False,
+}
+
+
+@pytest.mark.parametrize("before", [[], [{"type": "file-history-snapshot", "messageId": "m0"}]])
+def test_a_line_longer_than_the_peek_naming_no_format_is_read_past(before: list[object]) -> None:
+    """A 140 KB file-history snapshot before the first message: 'it has no messages'."""
+    assert len(json.dumps(_SNAPSHOT)) > 100_000
+    fmt, messages, skips = read(jsonl(*before, _SNAPSHOT, _OWNER))
+    assert fmt == "claude-code"
+    assert [m.text for m in messages] == ["Never push directly to main."]
+    assert skips["entry_file-history-snapshot"] == len(before) + 1
+
+
+def test_a_document_on_one_long_line_is_still_read_as_one() -> None:
+    items = [{"role": "user", "content": "x" * 100_000}, {"role": "user", "content": "ok"}]
+    for data in (json.dumps(items), json.dumps({"messages": items})):
+        fmt, messages, skips = read(data)
+        assert (fmt, [m.text for m in messages][1:], skips) == ("messages", ["ok"], {})

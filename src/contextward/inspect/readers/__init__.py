@@ -62,7 +62,12 @@ def open_transcript(
     if not source.head.strip(b" \t\r\n\xef\xbb\xbf"):
         raise InspectError("empty_input", "the transcript is empty")
     if format is None:
-        format = detect(source.head)
+        found = _detect(source.head, final=False)
+        if found is None and source.peek_further():
+            # The peek ended in a line that names no format (a Claude Code file-history
+            # snapshot of 140 KB before the first message): the next lines may.
+            found = _detect(source.head, final=False)
+        format = found or detect(source.head)
     elif format not in READERS:
         # The name is the caller's: never repeated (a bridge or MCP caller may send anything).
         raise InspectError("unknown_format", f"unknown format (one of: {', '.join(FORMATS)})")
@@ -96,6 +101,14 @@ def _whole(messages: Iterator[Message], skips: Skips) -> Iterator[Message]:
 
 def detect(head: bytes) -> str:
     """The format of a transcript from its first bytes."""
+    found = _detect(head, final=True)
+    assert found is not None, "a final detection decides"
+    return found
+
+
+def _detect(head: bytes, *, final: bool) -> str | None:
+    """``detect``; unless ``final``, None when the bytes end inside a line before anything
+    decided the format (more bytes may: the caller reads on and asks again)."""
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text[:1] == b"[":
         return _generic(text)
@@ -114,6 +127,8 @@ def detect(head: bytes) -> str:
                 # A line longer than the peek (an image pasted in the first prompt) is
                 # known by the keys it opens with.
                 return found
+            if index == len(lines) - 1 and not final:
+                return None
             if index == 0:
                 # A JSON document spread over lines: the wrapper or a message list.
                 return _generic(text)

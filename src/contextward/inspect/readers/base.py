@@ -15,6 +15,8 @@ from ..message import Message, Skips
 MAX_RECORD = 32 * 1024 * 1024
 CHUNK = 1024 * 1024
 PEEK = 64 * 1024
+#: How far detection reads on when the peek ends inside a line that names no format.
+PEEK_FURTHER = 8 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 
 
@@ -38,7 +40,27 @@ class ByteSource:
             part = self.head[self._pos : self._pos + n]
             self._pos += len(part)
             return part
+        if self.head:
+            self.head = b""  # read (it may be megabytes when detection read on)
+            self._pos = 0
         return self._stream.read(n)
+
+    def peek_further(self, limit: int = PEEK_FURTHER) -> bool:
+        """Read on, before any reading, until the peek holds ``PEEK`` bytes of a line that
+        starts after what it held, or ``limit`` bytes in all; whether it grew."""
+        if self._pos or len(self.head) < PEEK:
+            return False  # reading began, or the stream ended within the peek
+        parts, size, newline = [self.head], len(self.head), -1
+        while size < limit and (newline < 0 or size - newline <= PEEK):
+            data = self._stream.read(min(CHUNK, limit - size))
+            if not data:
+                break
+            if newline < 0 and (found := data.find(b"\n")) >= 0:
+                newline = size + found
+            parts.append(data)
+            size += len(data)
+        self.head = b"".join(parts)
+        return len(parts) > 1
 
     def chunks(self, size: int = CHUNK) -> Iterator[bytes]:
         while True:
