@@ -555,3 +555,27 @@ def test_a_document_on_one_long_line_is_still_read_as_one() -> None:
     for data in (json.dumps(items), json.dumps({"messages": items})):
         fmt, messages, skips = read(data)
         assert (fmt, [m.text for m in messages][1:], skips) == ("messages", ["ok"], {})
+
+
+def test_a_line_nested_too_deeply_is_counted_as_a_documents_element_is() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    owner = {"role": "user", "content": "Never push to main."}
+    for data in (
+        jsonl(owner, f'{{"role": "user", "content": {deep}}}'),
+        f"[{json.dumps(owner)}, {deep}]",
+    ):
+        _, messages, skips = read(data)
+        assert [m.text for m in messages] == [owner["content"]], data[:20]
+        assert skips == {"nested_too_deeply": 1}, data[:20]
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_object_with_both_a_role_and_a_message_list_loses_neither(streamed: bool) -> None:
+    pad = "x" * (70_000 if streamed else 1)  # a first line past the peek is streamed
+    both = {"role": "user", "content": "Deploy to eu.", "messages": [{"role": "user"}]}
+    both["messages"][0]["content"] = "Use npm."  # type: ignore[index]
+    first = {"role": "user", "content": f"We are building a wiki. {pad}"}
+    bad = {"role": "user", "content": "Keep it.", "messages": "not a list"}
+    _, messages, skips = read(jsonl(first, both, bad))
+    assert [m.text for m in messages][1:] == ["Use npm.", "Deploy to eu.", "Keep it."]
+    assert skips == {"messages_not_a_list": 1}

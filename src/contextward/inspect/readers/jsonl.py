@@ -32,7 +32,10 @@ def objects(source: ByteSource, skips: Skips) -> Iterator[dict[str, Any]]:
             text, repaired = line.decode("utf-8", "replace"), True
         try:
             obj = json.loads(text)
-        except (ValueError, RecursionError):  # malformed, or an integer too long to convert
+        except RecursionError:  # as a JSON document's element is counted
+            skips.add("nested_too_deeply")
+            continue
+        except ValueError:  # malformed, or an integer too long to convert
             skips.add("not_utf8" if repaired else "torn_last_line" if torn else "malformed_json")
             continue
         if repaired:

@@ -191,12 +191,17 @@ def read(source: ByteSource, skips: Skips) -> Iterator[Message]:
         # Line by line: a line cut off ('{"role":"user",') is one skip, never a reason to
         # read the next line's message as its value.
         for obj in objects(source, skips):
-            listed = obj.get("messages")
-            if isinstance(listed, list) and "role" not in obj:
-                for item in listed:
-                    yield from messages_of(item, ids, skips)
-            else:
-                yield from messages_of(obj, ids, skips)
+            if "messages" in obj:
+                listed = obj["messages"]
+                if isinstance(listed, list):
+                    for item in listed:
+                        yield from messages_of(item, ids, skips)
+                else:
+                    skips.add("messages_not_a_list")
+                if "role" not in obj:
+                    continue
+            # A message (after its list, when it has both: neither is lost).
+            yield from messages_of(obj, ids, skips)
         return
     stream = _Stream(source, skips)
     while True:
@@ -282,7 +287,8 @@ def _object(stream: _Stream, skips: Skips, ids: _Ids) -> Iterator[Message]:
         if key == "messages":
             skips.add("messages_not_a_list")  # null, a string: nothing to read, but say so
         fields[key] = value
-    if "messages" not in fields:
+    if "messages" not in fields or "role" in fields:
+        # A wrapper with a role is a message too, read after its list (neither is lost).
         yield from messages_of(fields, ids, skips)
 
 
