@@ -546,6 +546,96 @@ def test_a_proposal_copied_with_the_secret_masked_as_the_prompt_showed_it_is_fou
     assert inspect_messages(messages, provider=other).provider_rejected == 1
 
 
+def test_a_proposal_of_secrets_side_by_side_is_looked_for_in_time_or_refused() -> None:
+    # Two placeholders side by side could split a long token every way: a 2,000-character
+    # pasted certificate took 15 s. Side by side they are one run now, and the words
+    # around anchor the search.
+    blob = "TUlJQ2lqQ0NBWFNnQXdJQkFnSUJBREFOQmdrcWhraUc5dzBCQVFzRkFEQVNNUkF3" * 256
+    key = "ghp_" + "Zq8wX2" * 6
+    said = f"The CI token is {key}!"
+    messages = [
+        Message("u1", "user", f"Deploy the staging bot. Here is the certificate: {blob}"),
+        Message("u2", "user", said),
+    ]
+    # Nothing but secrets (and a sign) says nothing to keep: refused, not searched for.
+    bare = Provider([{"kind": "fact", "content": "[secret:x][secret:x][secret:x]!"}])
+    assert inspect_messages(messages, provider=bare).provider_rejected == 1
+    # A secret at the start of a proposal is found from the start of its run, or after a
+    # sign inside it.
+    lead = Provider([{"kind": "fact", "content": "[secret:github-token]!", "source": "u2"}])
+    assert inspect_messages(messages, provider=lead).provider_rejected == 1  # too little
+    masked = "The CI token is [secret:github-token]!"
+    found = Provider([{"kind": "fact", "content": masked, "source": "u2"}])
+    result = inspect_messages(messages, provider=found)
+    assert result.provider_rejected == 0 and by_content(result)[said].action == "keep"
+
+
+def test_a_proposal_copied_as_a_terminal_showed_the_prompt_is_found() -> None:
+    # ``inspect --prompt`` on a terminal or piped shows no escape sequences: what a model
+    # copies from it is the message's words, and the candidate keeps them as said.
+    said = "The build cache lives in \x1b[1m/var/cache/build\x1b[0m on the runner."
+    messages = [Message("u1", "user", "Speed up CI."), Message("a1", "assistant", said)]
+    copied = "The build cache lives in /var/cache/build on the runner."
+    answer = Provider([{"kind": "fact", "content": copied, "source": "a1"}])
+    result = inspect_messages(messages, provider=answer)
+    assert result.provider_rejected == 0
+    assert (by_content(result)[said].kind, by_content(result)[said].action) == ("fact", "keep")
+    # Words the message does not hold, escapes or not, are still no match.
+    wrong = Provider([{"kind": "fact", "content": copied.replace("runner", "builder")}])
+    assert inspect_messages(messages, provider=wrong).provider_rejected == 1
+
+
+@pytest.mark.parametrize(
+    "field", [{"confidence": 10**400}, {"confidence": -(10**400)}, {"source": 10**5000}]
+)
+def test_a_number_too_large_for_a_float_or_a_string_in_a_proposal_is_no_failure(
+    field: dict[str, object],
+) -> None:
+    messages = [Message("u1", "user", "Set the HTTP timeout to 30 seconds.")]
+    answer = Provider(
+        [{"kind": "decision", "content": "Set the HTTP timeout to 30 seconds.", **field}]
+    )
+    result = inspect_messages(messages, provider=answer)
+    assert result.mode == "provider" and result.candidates[0].action == "keep"
+
+
+def test_a_word_of_a_statement_named_as_replaced_retires_nothing() -> None:
+    opening = "We are building the OAuth login for the billing service."
+    messages = [
+        Message("u1", "user", f"{opening} Use Postgres for the session store."),
+        Message("a1", "assistant", "Understood."),
+        Message("u2", "user", "Also add a logout button to the header."),
+    ]
+    for word in ("the", "OAuth", "Postgres"):
+        answer = Provider(
+            [
+                {
+                    "kind": "todo",
+                    "content": "Also add a logout button to the header.",
+                    "source": "u2",
+                    "replaces": word,
+                }
+            ]
+        )
+        result = inspect_messages(messages, provider=answer)
+        assert result.provider_refused == 1
+        assert all(c.superseded_by is None for c in result.candidates), word
+    # The whole statement named is retired as before.
+    whole = Provider(
+        [
+            {
+                "kind": "decision",
+                "content": "Also add a logout button to the header.",
+                "source": "u2",
+                "replaces": "Use Postgres for the session store.",
+            }
+        ]
+    )
+    assert by_content(inspect_messages(messages, provider=whole))[
+        "Use Postgres for the session store."
+    ].superseded_by
+
+
 def test_the_users_unsure_statement_stands_though_the_model_passes_it_by() -> None:
     said = "The staging bucket holds 40 GB of exports from last week."
     messages = [Message("u1", "user", f"Fix the export job. {said}")]

@@ -25,7 +25,13 @@ from ..inspect import (
     parse_decisions,
 )
 from ..inspect.message import listed, unreadable
-from ..inspect.provider import MAX_ANSWER_BYTES, Answered, ProviderAnswerError, asked
+from ..inspect.provider import (
+    MAX_ANSWER_BYTES,
+    REFUSED_WHY,
+    Answered,
+    ProviderAnswerError,
+    asked,
+)
 from ..inspect.readers import open_transcript
 from ..printable import counted, json_text, one_line
 from ..redact import mask
@@ -143,11 +149,7 @@ def provider_notice(result: InspectionResult) -> None:
 
 
 def _refused(n: int) -> str:
-    return (
-        f"{counted(n, 'proposal')} of the answer whose `replaces` was not followed (the "
-        "owner's word named by the agent's or a tool output's, or the owner's rule by a "
-        "statement that does not read as replacing it)"
-    )
+    return f"{counted(n, 'proposal')} of the answer {REFUSED_WHY}"
 
 
 def read_all(

@@ -37,6 +37,7 @@ from ..errors import ConfigError, ContextwardError
 from ..guard.evidence import TIMEOUT_RANGE
 from ..inspect import InspectError, InspectionResult, Message
 from ..inspect.message import listed
+from ..inspect.provider import REFUSED_WHY
 from ..printable import counted, one_line
 from ..recall import MAX_LIMIT as RECALL_MAX_LIMIT
 from ..redact import mask
@@ -332,9 +333,7 @@ def _said(notes: Mapping[str, Any]) -> list[str]:
     if "provider_refused" in notes:
         lines.append(
             f"contextward: {counted(notes['provider_refused'], 'proposal')} of the answer "
-            "whose `replaces` was not followed (the owner's word named by the agent's or a "
-            "tool output's, or the owner's rule by a statement that does not read as "
-            "replacing it)"
+            + REFUSED_WHY
         )
     if "skipped" in notes:
         lines.append(f"contextward: messages skipped ({listed(notes['skipped'])})")

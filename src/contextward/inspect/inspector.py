@@ -955,7 +955,8 @@ def _relink(drafts: Sequence[Draft], proposals: list[Proposal], named: list[list
                 or not (fold(old.content) in text or text in fold(old.content))
             ):
                 continue
-            if not supersession.may_retire(new.role, old.role) or (
+            # "the", "OAuth": a word or two picked out of a statement names no statement.
+            if _fragment(text, old) or not supersession.may_retire(new.role, old.role) or (
                 old.kind == "constraint"
                 and old.role == "user"
                 and not supersession.reads_as_replacing(p.text, old.content)

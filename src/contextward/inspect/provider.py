@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
+from ..printable import ANSI, printable
 from ..redact import mask
 from .classifier import ALL_KINDS, IMPORTANCE, NOISE_KINDS, Classification
 from .message import Message
@@ -130,6 +131,14 @@ def prompt(messages: Sequence[Message]) -> str:
         f"with each tool output cut to {TOOL_PREVIEW_CHARS}"
     )
 
+
+#: Why a proposal's ``replaces`` is not followed (``provider_refused``), as the CLI and the
+#: MCP server say it.
+REFUSED_WHY: Final = (
+    "whose `replaces` was not followed (a word or two of a statement, the owner's word "
+    "named by the agent's or a tool output's, or the owner's rule by a statement that "
+    "does not read as replacing it)"
+)
 
 #: A tool output's first characters shown when the whole transcript would not fit.
 TOOL_PREVIEW_CHARS: Final = 400
@@ -374,20 +383,27 @@ def _validate(
         # Tool output is no one's word: a line in it that reads as the owner's
         # ("user: pushing to main is fine now") states no rule and corrects nothing.
         return None
-    confidence = item.get("confidence", DEFAULT_CONFIDENCE)
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, int | float)
-        or not math.isfinite(confidence)
-    ):
-        confidence = DEFAULT_CONFIDENCE
-    confidence = min(max(float(confidence), 0.0), MAX_CONFIDENCE)
+    confidence = _confidence(item.get("confidence", DEFAULT_CONFIDENCE))
     assert isinstance(kind, str)
     reason = f"proposed by the provider as {proposed}, found verbatim in {message.id}"
     if kind != proposed:
         reason += "; the agent's words, so a fact, not the owner's rule"
     classification = Classification(kind, IMPORTANCE[kind], confidence, reason)
     return Proposal(message, found, classification, _replaced(item, messages, order[id(message)]))
+
+
+def _confidence(value: object) -> float:
+    """A proposal's confidence as a number in [0, ``MAX_CONFIDENCE``]; the default for
+    anything else (a string, NaN, an infinity, an integer too large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return DEFAULT_CONFIDENCE
+    try:
+        number = float(value)
+    except OverflowError:
+        return DEFAULT_CONFIDENCE
+    if not math.isfinite(number):
+        return DEFAULT_CONFIDENCE
+    return min(max(number, 0.0), MAX_CONFIDENCE)
 
 
 def _located(
@@ -431,7 +447,8 @@ def _source(value: object) -> str | None:
     """The message id a proposal names: ``"m6"``, ``"[m6]"`` as the prompt shows it, ``6``."""
     if isinstance(value, str):
         return value.strip().removeprefix("[").removesuffix("]")
-    return str(value) if type(value) is int else None
+    # (An integer of thousands of digits names no message, and ``str`` refuses it.)
+    return str(value) if type(value) is int and abs(value) < 10**18 else None
 
 
 #: Typographic quotes and apostrophes, one for one with the plain ones a message may hold.
@@ -447,23 +464,99 @@ def _found(text: str, where: str) -> str | None:
     at = where.translate(_PLAIN).find(text.translate(_PLAIN))
     if at >= 0:
         return where[at : at + len(text)]
-    return _unmasked(text, where) if "[secret:" in text else None
+    if "[secret:" in text:
+        return _unmasked(text, where)
+    return None if where.isprintable() else _as_shown(text, where)
+
+
+def _as_shown(text: str, where: str) -> str | None:
+    """The span of ``where`` that a terminal shows as ``text``: the prompt printed to one
+    (``contextward inspect --prompt``) has no escape sequences and shows a control as a
+    space (``printable``), and a model copies what it was shown. The span keeps them."""
+    kept: list[int] = []  # where each character left after the escapes was in ``where``
+    last = 0
+    for escape in ANSI.finditer(where):
+        kept.extend(range(last, escape.start()))
+        last = escape.end()
+    kept.extend(range(last, len(where)))
+    shown = printable("".join(where[n] for n in kept))
+    if len(shown) != len(kept):
+        return None  # taking the escapes out made another one: not a span of ``where``
+    at = shown.translate(_PLAIN).find(text.translate(_PLAIN))
+    return where[kept[at] : kept[at + len(text) - 1] + 1] if at >= 0 else None
 
 
 _PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_-]{1,40}\]")
+#: A proposal holding more placeholders than this is not looked for.
+_MAX_SECRETS = 8
+#: Where in a message a proposal's masked text is tried: at most this many places.
+_MAX_TRIES = 64
 
 
 def _unmasked(text: str, where: str) -> str | None:
     """The span of ``where`` that masks to ``text``: the secret the prompt hid is the
-    owner's, and the candidate keeps it verbatim (every output masks it again)."""
+    owner's, and the candidate keeps it verbatim (every output masks it again).
+
+    Each placeholder stands for a run of 8 to 4,096 characters with no space. The words
+    between them anchor the search: tried only where the first word is (or, for a text
+    that starts with a secret, where the word after it is, from the start of its run or
+    after a sign inside it: "key=…"), so a long token with no space costs no more than a
+    short one. A text that is secrets and little else says nothing to keep."""
     parts = _PLACEHOLDER.split(text)
-    if len(parts) < 2:
+    # The words, and how many placeholders stand side by side before each word after the
+    # first: two side by side are one run (two runs could split a token every way).
+    words, gaps, run = [parts[0]], [], 0
+    for part in parts[1:]:
+        run += 1
+        if part:
+            words.append(part)
+            gaps.append(run)
+            run = 0
+    if run:
+        words.append("")
+        gaps.append(run)
+    if (
+        not gaps
+        or sum(gaps) > _MAX_SECRETS
+        or max(len(word.strip()) for word in words) < 3
+        or not all(word in where for word in words)
+    ):
         return None
-    pattern = re.compile(r"\S{8,4096}?".join(map(re.escape, parts)))
-    for match in pattern.finditer(where):
-        if mask(match.group()) == text:
+    pattern = re.escape(words[0])
+    for gap, word in zip(gaps, words[1:], strict=True):
+        # Lazy, up to the next word; at the end, up to where the token ends.
+        pattern += rf"\S{{{8 * gap},{4096 * gap}}}?" + (
+            re.escape(word) if word else r"(?=[\s.,;:!?)\]}'\"]|$)"
+        )
+    found = re.compile(pattern)
+    for start in _starts(words, gaps[0], where):
+        match = found.match(where, start)
+        if match is not None and mask(match.group()) == text:
             return match.group()
     return None
+
+
+def _starts(words: list[str], gap: int, where: str) -> Iterator[int]:
+    """Where in ``where`` a masked text of ``words`` (the first ``gap`` secrets side by
+    side after the first word) may start, at most ``_MAX_TRIES`` places."""
+    anchor = words[0] or words[1]
+    at, tries = where.find(anchor), 0
+    while at >= 0 and tries < _MAX_TRIES:
+        if words[0]:
+            yield at
+            tries += 1
+        else:
+            # The run the secrets are in ends at the word: from its start, or after a
+            # sign inside it ("token=…", "'…").
+            begin = at
+            while begin > 0 and at - begin < 4096 * gap and not where[begin - 1].isspace():
+                begin -= 1
+            for start in [begin, *(n + 1 for n in range(begin, at) if not where[n].isalnum())]:
+                if tries >= _MAX_TRIES or at - start < 8 * gap:
+                    break
+                yield start
+                tries += 1
+        at = where.find(anchor, at + 1)
 
 
 def _text(value: object) -> str | None:
