@@ -120,12 +120,48 @@ def test_the_last_error_line_of_a_tool_run_is_the_one_kept() -> None:
     assert (error.kind, error.sources) == ("rejected", ("t1",))
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ModuleNotFoundError: No module named 'lxml'",
+        "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379",
+        "java.lang.NullPointerException at Parser.java:88",
+        "psycopg.OperationalError: connection to server on socket closed",
+    ],
+)
+def test_an_exception_named_by_its_class_is_the_error_line_kept(line: str) -> None:
+    # A traceback's last line names the class, which holds "Error" inside a word; its
+    # first line ("Traceback (most recent call last):") says nothing of the cause.
+    output = f'Traceback (most recent call last):\n  File "x.py", line 3\n{line}\nexit 1'
+    result = run(
+        Message("u1", "user", "Parse the feed with something fast."),
+        Message("a1", "assistant", "I'll parse the feed with lxml."),
+        Message("t1", "tool", output, is_error=True),
+        Message("a2", "assistant", "Then lxml is out here."),
+    )
+    error = only(result, line)
+    assert (error.kind, error.action, error.sources) == ("rejected", "keep", ("t1",))
+
+
 def test_a_resolved_error_stays_noise() -> None:
     result = run(
         Message("t1", "tool", "FAILED test_x - AssertionError", is_error=True),
         Message("a1", "assistant", "The test fails because of a typo; fixed."),
     )
     assert {c.action for c in result.candidates} == {"drop"}
+
+
+@pytest.mark.parametrize(
+    ("typed", "wide"),
+    [
+        ("Never deploy on Fridays.", "Ｎｅｖｅｒ ｄｅｐｌｏｙ ｏｎ Ｆｒｉｄａｙｓ．"),
+        ("缓存过期时间设成30分钟。", "缓存过期时间设成３０分钟。"),
+    ],
+)
+def test_a_copy_typed_in_fullwidth_merges_with_the_statement(typed: str, wide: str) -> None:
+    result = run(Message("u1", "user", typed), Message("u2", "user", wide))
+    (candidate,) = result.candidates
+    assert candidate.sources == ("u1", "u2") and candidate.content == typed
 
 
 def test_duplicates_merge_with_all_their_sources() -> None:

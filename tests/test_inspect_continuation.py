@@ -240,6 +240,19 @@ def test_an_unflagged_continuation_in_generic_messages_is_a_summary_too() -> Non
     assert not any(text.startswith(("This session", "If you need")) for text in kept)
 
 
+def test_a_continuation_sent_as_a_system_message_is_a_summary_too() -> None:
+    # Generic messages from a host that gives its summary the system role: the same
+    # message, read the same way, so the quoted owner's word is the owner's.
+    as_user = inspect_messages([Message("s1", "user", SUMMARY)])
+    as_system = inspect_messages([Message("s1", "system", SUMMARY)])
+    assert [(c.content, c.kind, c.action) for c in as_system.candidates] == [
+        (c.content, c.kind, c.action) for c in as_user.candidates
+    ]
+    assert "Never change the public API of the gateway." in {
+        c.content for c in as_system.candidates if c.action == "keep"
+    }
+
+
 def test_summary_units_mark_boilerplate_and_keep_spans_verbatim() -> None:
     pieces = summary_units(SUMMARY)
     boiler = [u.text for u in pieces if u.boilerplate]

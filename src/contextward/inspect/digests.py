@@ -15,6 +15,8 @@ import hashlib
 import struct
 from array import array
 
+from .lexicon import narrow
+
 _QUOTES = "\"'`“”‘’「」『』 "
 
 #: A digest's two halves, little-endian: the low one places it in the table.
@@ -75,8 +77,9 @@ class DigestTable:
 
 def statement_key(text: str) -> str:
     """What two statements of one thing share: the words, folded, without the quotation
-    marks a summary puts around the user's ("\"Use Redis.\"") or a closing full stop."""
-    return " ".join(text.split()).strip(_QUOTES).rstrip(".。!！").casefold()
+    marks a summary puts around the user's ("\"Use Redis.\"") or a closing full stop,
+    fullwidth letters and digits as ASCII ("ｎｅｖｅｒ ｐｕｓｈ ｔｏ ｍａｉｎ．")."""
+    return " ".join(narrow(text).split()).strip(_QUOTES).rstrip(".。．!！").casefold()
 
 
 class Statements:

@@ -58,7 +58,9 @@ _INSTRUCTS = re.compile(
 )
 #: What makes a line of tool output an error line.
 _ERROR = re.compile(
-    r"\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常",
+    r"\b(?:error|exception|traceback|failed|fatal|panic|denied|refused|timed? ?out|locked)\b|错误|失败|异常"
+    # "ModuleNotFoundError: …", "sqlite3.OperationalError: …", "NullPointerException".
+    r"|(?-i:[A-Za-z_]\w*(?:Error|Exception))\b",
     re.I,
 )
 _ERROR_HINTS = (
@@ -435,7 +437,9 @@ def _reads(
             turn, speaker = turn + 1, message.role
         # A host's continuation message is a summary even when its reader did not flag it,
         # and then the host speaks, not the owner.
-        summary = message.summary or (message.role == "user" and is_continuation(message.text))
+        summary = message.summary or (
+            message.role in ("user", "system") and is_continuation(message.text)
+        )
         if summary:
             ctx = Context("system" if message.role == "user" else message.role, summary=True)
             pieces = summary_units(message.text)
@@ -956,10 +960,14 @@ def _relink(drafts: Sequence[Draft], proposals: list[Proposal], named: list[list
             ):
                 continue
             # "the", "OAuth": a word or two picked out of a statement names no statement.
-            if _fragment(text, old) or not supersession.may_retire(new.role, old.role) or (
-                old.kind == "constraint"
-                and old.role == "user"
-                and not supersession.reads_as_replacing(p.text, old.content)
+            if (
+                _fragment(text, old)
+                or not supersession.may_retire(new.role, old.role)
+                or (
+                    old.kind == "constraint"
+                    and old.role == "user"
+                    and not supersession.reads_as_replacing(p.text, old.content)
+                )
             ):
                 unread = True
                 continue
