@@ -250,6 +250,31 @@ def test_review_asks_in_the_terminal(convo: Path, tmp_path: Path) -> None:
     assert code == 0 and "- [fact, agent] I wonder whether the partner team" in out
 
 
+def test_a_review_stopped_half_way_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    said = [
+        ("user", "Build the invoice exporter."),
+        ("assistant", "I wonder whether the partner team would want a CSV too."),
+        ("assistant", "I wonder whether the finance people would like a PDF as well."),
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([{"role": r, "content": t} for r, t in said]))
+    saved = tmp_path / "decisions.json"
+    # The first answer, then the person stops (end of input).
+    code, _, _ = invoke("review", str(path), "--assume-tty", "--save", str(saved), stdin="d\n")
+    first = json.loads(saved.read_text())
+    assert code == 1 and [d["action"] for d in first] == ["drop"]
+    # Again with the same file: only the other is asked, and the file holds both.
+    code, out, _ = invoke("review", str(path), "--assume-tty", "--save", str(saved), stdin="k\n")
+    assert code == 0 and "Decided earlier in" in out and out.count("[1/1]") == 1
+    assert "partner team" not in out.split("[1/1]")[1].split("\n")[1]
+    both = json.loads(saved.read_text())
+    assert [d["action"] for d in both] == ["drop", "keep"] and both[0] == first[0]
+    # Nothing is left: nothing is asked, the file stays, the guidance holds both.
+    code, out, _ = invoke("review", str(path), "--assume-tty", "--save", str(saved), stdin="")
+    assert code == 0 and "Nothing left to review." in out
+    assert json.loads(saved.read_text()) == both and "PDF as well." in out.split("Can discard")[0]
+
+
 def test_demo_walks_inspection_guidance_snapshot_and_check() -> None:
     code, out, _ = invoke("demo")
     assert code == 0
@@ -575,9 +600,9 @@ def test_a_replaces_not_followed_is_counted_on_stderr_and_in_the_json(
     rule = next(c for c in data["candidates"] if c["content"] == "Never push to main.")
     assert rule["action"] == "keep"
     assert err.endswith(
-        "contextward: 1 proposal of the answer whose `replaces` was not followed (the "
-        "owner's word named by the agent's or a tool output's, or the owner's rule by a "
-        "statement that does not read as replacing it)\n"
+        "contextward: 1 proposal of the answer whose `replaces` was not followed (a word or "
+        "two of a statement, the owner's word named by the agent's or a tool output's, or "
+        "the owner's rule by a statement that does not read as replacing it)\n"
     )
 
 
