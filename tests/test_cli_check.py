@@ -225,3 +225,51 @@ def test_a_stray_byte_in_a_long_summary_is_read_and_counted(tmp_path: Path, snap
     code, out, err = invoke("check", "--snapshot", str(snap), "--context", context)
     assert code in (0, 1) and out
     assert "1 byte sequence that is not UTF-8 read as U+FFFD" in err
+
+
+def test_an_item_said_with_terminal_escapes_verifies_against_its_guidance_copy(
+    tmp_path: Path,
+) -> None:
+    # The snapshot keeps the text as said (escapes and all); guidance prints it without
+    # them, so a summary that copies guidance word for word holds the item as printed.
+    transcript = tmp_path / "t.json"
+    transcript.write_text(
+        json.dumps(
+            [
+                {"id": "u1", "role": "user", "content": "Never push to main."},
+                {
+                    "id": "u2",
+                    "role": "user",
+                    "content": "Deploy with \x1b[1mfly deploy --remote-only\x1b[0m from now on.",
+                },
+                {
+                    "id": "u3",
+                    "role": "user",
+                    "content": "Set the export batch size to \x1b[32m500\x1b[0m rows.",
+                },
+            ]
+        )
+    )
+    code, snapshot, _ = invoke("snapshot", str(transcript), "--json")
+    assert code == 0 and "\\u001b[32m500" in snapshot
+    code, guidance, _ = invoke("guidance", str(transcript))
+    assert code == 0 and "\x1b" not in guidance
+    kept = [line.split("] ", 1)[1] for line in guidance.splitlines() if line.startswith("- [")]
+    assert len(kept) == 3
+    (tmp_path / "snap.json").write_text(snapshot)
+    for summary, verdict in (
+        ("\n".join(kept), 0),
+        ("\n".join(kept).replace("500", "800"), 1),  # a value swapped is still one
+    ):
+        (tmp_path / "summary.md").write_text(summary)
+        for verifier in ("facts", "literal"):
+            code, out, _ = invoke(
+                "check",
+                "--snapshot",
+                str(tmp_path / "snap.json"),
+                "--context",
+                str(tmp_path / "summary.md"),
+                "--verifier",
+                verifier,
+            )
+            assert code == verdict, (verifier, out)

@@ -90,3 +90,21 @@ def test_literal_agrees_with_naive_substring_search(contents: list[str], context
 )
 def test_find_all_is_exact(needles: list[str], haystack: str) -> None:
     assert find_all(set(needles), haystack) == {n for n in needles if n in haystack}
+
+
+def test_terminal_escapes_are_read_as_printed_on_both_sides() -> None:
+    contents = ["Set the batch size to \x1b[32m500\x1b[0m rows.", "Never push to main."]
+    context = "Set the batch size to 500 rows. \x1b[1mNever push to main.\x1b[0m"
+    assert statuses(LiteralVerifier(), contents, context) == ["preserved", "preserved"]
+    exact = LiteralVerifier(case_sensitive=True, normalize_whitespace=False)
+    assert statuses(exact, contents, context) == ["preserved", "preserved"]
+    assert statuses(LiteralVerifier(), contents[:1], "Set the batch size to 800 rows.") == ["lost"]
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n\t\x1b[]0;m\x07\\\u200b\u00a0\u202e\x85\r")))
+def test_shown_is_what_printable_prints(text: str) -> None:
+    # The core keeps its own copy (it imports nothing else of contextward).
+    from contextward.core.shown import shown
+    from contextward.printable import printable
+
+    assert shown(text) == printable(text)

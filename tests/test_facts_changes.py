@@ -863,3 +863,47 @@ def test_a_chinese_measure_word_and_function_words_change_nothing(
     item: str, summary: str, status: str
 ) -> None:
     assert judge(item, FILLER_ZH + summary, "correction")[0] == status
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "status", "reason"),
+    [
+        # The item as said, the summary as printed (guidance shows no escapes).
+        (
+            "Set the export batch size to \x1b[32m500\x1b[0m rows.",
+            "Set the export batch size to 500 rows.",
+            "preserved",
+            "preserved: verbatim",
+        ),
+        (
+            "Deploy with \x1b[1mfly deploy --remote-only\x1b[0m from now on.",
+            "Deploy with fly deploy --remote-only from now on.",
+            "preserved",
+            "preserved: verbatim",
+        ),
+        # A summary that kept the escapes, or an OSC title, reads the same.
+        (
+            "Never push to main.",
+            "\x1b]0;title\x07\x1b[1mNever push to main.\x1b[0m",
+            "preserved",
+            "preserved: verbatim",
+        ),
+        # The escapes hide no change.
+        (
+            "Set the export batch size to \x1b[32m500\x1b[0m rows.",
+            "Set the export batch size to 800 rows.",
+            "changed",
+            "changed: value swapped (number)",
+        ),
+        (
+            "\x1b[1mNever\x1b[0m push to main.",
+            "Pushing to main is fine now.",
+            "changed",
+            "changed: negation flipped (removed)",
+        ),
+    ],
+)
+def test_terminal_escapes_are_read_as_printed_on_both_sides(
+    item: str, summary: str, status: str, reason: str
+) -> None:
+    assert judge(item, FILLER_EN + summary) == (status, reason)

@@ -35,6 +35,7 @@ from .anchors import (
     prepare,
 )
 from .item import ContextItem
+from .shown import shown
 from .textnorm import (
     CJK_RANGE,
     TOKEN_RE,
@@ -570,20 +571,24 @@ class FactsVerifier:
     preserve_threshold: float = PRESERVE_THRESHOLD
 
     def verify(self, items: list[ContextItem], context: str) -> list[dict[str, Any]]:
+        # Both sides as they are shown: an item said with terminal escapes is printed
+        # without them, so a faithful summary holds it without them.
+        context = shown(context)
         index = ContextIndex.build(context)
         folded_context: list[str] = []  # computed only if an item has no keys at all
         findings = []
         for item in items:
-            status, reason = self._judge(Profile.of(item.content), index, context, folded_context)
+            profile = Profile.of(shown(item.content))
+            status, reason = self._judge(profile, index, context, folded_context)
             findings.append({"itemId": item.id, "status": status, "reason": reason})
         return findings
 
     def placed(self, items: list[ContextItem], context: str) -> dict[str, Placed]:
         """Where each item is best found in ``context``, and how that region differs from it."""
-        index = ContextIndex.build(context)
+        index = ContextIndex.build(shown(context))
         found: dict[str, Placed] = {}
         for item in items:
-            profile = Profile.of(item.content)
+            profile = Profile.of(shown(item.content))
             own = frozenset(key for key, _ in profile.weights)
             region = index.best_window(profile) if profile.weights else None
             window = frozenset(region.window) if region is not None else frozenset()

@@ -6,7 +6,8 @@ an item of three or more words is found by its longest inner word (which
 must be a whole context token), then checked in place. Shorter items, and every
 item when whitespace is significant, are branches of one trie-shaped regular
 expression searched once. It never reports ``changed``: reworded text is
-simply lost to it.
+simply lost to it. Both sides are read as shown first (``shown``: no terminal
+escapes), as the facts verifier reads them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .item import ContextItem
+from .shown import shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,7 @@ class LiteralVerifier:
     normalize_whitespace: bool = True
 
     def normalize(self, text: str) -> str:
+        text = shown(text)  # as printed: no terminal escapes (see ``shown``)
         if not self.case_sensitive:
             text = text.lower()
         if self.normalize_whitespace:
@@ -34,6 +37,7 @@ class LiteralVerifier:
     def verify(self, items: list[ContextItem], context: str) -> list[dict[str, Any]]:
         needles = {item.id: self.normalize(item.content) for item in items}
         wanted = set(needles.values()) - {""}
+        context = shown(context)
         if self.normalize_whitespace:
             tokens = (context if self.case_sensitive else context.lower()).split()
             found = find_in_tokens(wanted, tokens)
