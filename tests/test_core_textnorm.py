@@ -108,3 +108,17 @@ def test_cues_are_counted_at_word_starts_only() -> None:
         "weak": 1,
     }
     assert cue_counts("mustard and notation") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("~~Use Redis.~~ Set it. Next.", ["~~Use Redis.~~", "Set it.", "Next."]),
+        ("**Never push.** Then go.", ["**Never push.**", "Then go."]),
+        ("~~不要推到 main。~~超时设成 5 秒。", ["~~不要推到 main。~~", "超时设成 5 秒。"]),
+        ("~~Use Redis. Cache it.~~ Next.", ["~~Use Redis.~~", "~~Cache it.~~", "Next."]),
+        ("A ~~stray. B. C. D. E.", ["A ~~stray.", "B.", "C.", "D.", "E."]),
+    ],
+)
+def test_a_segment_holds_whole_strikes(text: str, expected: list[str]) -> None:
+    assert segments(text) == expected

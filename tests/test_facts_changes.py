@@ -907,3 +907,44 @@ def test_terminal_escapes_are_read_as_printed_on_both_sides(
     item: str, summary: str, status: str, reason: str
 ) -> None:
     assert judge(item, FILLER_EN + summary) == (status, reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        # Only the struck text is revoked: the closing "~~" is no part of what follows.
+        ("Set the HTTP timeout to 30s.", "~~Use Redis for caching.~~ Set the HTTP timeout to 30s."),
+        ("Never push to main.", "Notes: ~~Use Redis for caching.~~ Never push to main."),
+        ("Never push to main.", "~~Use Redis for caching.~~\nNever push to main."),
+        (
+            "Set the HTTP timeout to 30s.",
+            "We ~~use Redis for caching~~ set the HTTP timeout to 30s.",
+        ),
+        ("Use Memcached for sessions.", "We ~~use Redis~~ now use Memcached for sessions."),
+        (
+            "Use Memcached for sessions.",
+            "~~Use Redis. Never push to main.~~ Use Memcached for sessions.",
+        ),
+        ("超时设成 5 秒。", "~~不要直接 push 到 main。~~超时设成 5 秒。"),
+        ("Never push to main.", "**Use Redis for caching.** Never push to main."),
+    ],
+)
+def test_a_strikethrough_revokes_only_what_it_strikes(item: str, summary: str) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.")[0] == "preserved"
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        ("Never push to main.", "~~Never push to main.~~ Set the HTTP timeout to 30s."),
+        ("Never push to main.", "Set the HTTP timeout to 30s. ~~Never push to main.~~"),
+        ("Never push to main.", "Notes: ~~Use Redis for caching.~~ ~~Never push to main.~~"),
+        # A strike holding a comma, one over two sentences, one with no space after "。".
+        ("Never push to main; open a PR instead.", "~~Never push to main, open a PR instead.~~"),
+        ("Never push to main.", "~~Use Redis. Never push to main.~~ Use Memcached."),
+        ("不要直接 push 到 main。", "~~不要直接 push 到 main。~~超时设成 5 秒。"),
+        ("Set the HTTP timeout to 30s.", "We ~~set the HTTP timeout to 30s~~ and use Redis."),
+    ],
+)
+def test_what_a_strikethrough_strikes_is_revoked(item: str, summary: str) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.") == ("changed", "changed: revoked")

@@ -14,7 +14,9 @@ it returns.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 from operator import itemgetter
 
 from .textnorm import (
@@ -33,7 +35,7 @@ from .textnorm import (
     words,
 )
 
-CueClass = str  # "neg" | "strong" | "medium" | "weak" | "hedge" | "revoke" | "reject" | "except" | "successor" | "lapse"
+CueClass = str  # "neg" | "strong" | "medium" | "weak" | "hedge" | "revoke" | "reject" | "except" | "successor" | "lapse" | "struck"
 
 _EN_CUES: tuple[tuple[CueClass, str], ...] = (
     # What names the thing that came in the item's place: "Use Redis for caching —
@@ -129,7 +131,8 @@ REVOKE_RE = re.compile(
     + "|".join(pattern for classes, pattern in _EN_CUES if "revoke" in classes.split())
     + r")\b|(?=[取撤废作不失解推放否~])(?:取消|撤销|撤回|废除|作废|不再|失效|解除|推翻|放弃|否决|~~)"
 )
-#: Markdown strikethrough ("~~Never push to main.~~"): what it strikes no longer holds.
+#: Markdown strikethrough ("~~Never push to main.~~"): what it strikes no longer holds, and
+#: only that (``analyse`` gives the struck clauses their cue).
 _STRUCK = re.compile(r"~~[^~\n]+~~")
 _EN_GROUP_CLASSES = {f"g{index}": tuple(cls.split()) for index, (cls, _p) in enumerate(_EN_CUES)}
 
@@ -252,9 +255,6 @@ def cue_counts(lowered: str) -> dict[CueClass, int]:
     for match in _EN_CUE_RE.finditer(lowered):
         for cls in _EN_GROUP_CLASSES[match.lastgroup or ""]:
             counts[cls] = counts.get(cls, 0) + 1
-    if "~~" in lowered and (struck := len(_STRUCK.findall(lowered))):
-        counts["revoke"] = counts.get("revoke", 0) + struck
-        counts["lapse"] = counts.get("lapse", 0) + struck
     for run in _CJK_RUN.findall(lowered):  # one pass: no search before it
         for match in ZH_CUE_RE.finditer(run):
             for cls in _ZH_CLASSES.get(match.group(), ()):
@@ -463,7 +463,11 @@ def analyse(text: str) -> list[Clause]:
     ]
     out: list[Clause] = []
     cursor = 0
-    for start, end in clause_spans(lowered):
+    spans = clause_spans(lowered)
+    struck = [match.span() for match in _STRUCK.finditer(lowered)] if "~~" in lowered else []
+    if struck:
+        spans = _cut_at_strikes(lowered, spans, struck)
+    for start, end in spans:
         first = cursor
         while cursor < len(tokens) and tokens[cursor][1] < end:
             cursor += 1
@@ -478,8 +482,22 @@ def analyse(text: str) -> list[Clause]:
                 members=members,
                 anchors=anchors,
                 quotes=quotes,
+                struck=any(s <= start and end <= e for s, e in struck),
             )
         )
+    return out
+
+
+def _cut_at_strikes(
+    lowered: str, spans: list[tuple[int, int]], struck: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """``spans`` cut where a strike opens and closes, so a clause is struck through whole
+    or not at all: "~~Use Redis~~ and set the timeout to 30s" strikes the first part only."""
+    edges = sorted({edge for span in struck for edge in span})
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        cuts = [start, *(edge for edge in edges if start < edge < end), end]
+        out.extend((a, b) for a, b in pairwise(cuts) if not lowered[a:b].isspace())
     return out
 
 
@@ -492,6 +510,7 @@ def _clause(
     members: range,
     anchors: dict[int, str],
     quotes: tuple[tuple[str, ...], ...],
+    struck: bool = False,
 ) -> Clause:
     keys: set[str] = set()
     values: list[Value] = []
@@ -533,8 +552,16 @@ def _clause(
         names=frozenset(names),
         quotes=quotes,
         surface=tuple(surface[members.start : members.stop]),
-        cues=tuple(sorted(cue_counts(text).items())),
+        cues=tuple(sorted(_struck(cue_counts(text)) if struck else cue_counts(text).items())),
     )
+
+
+def _struck(counts: dict[CueClass, int]) -> Iterable[tuple[CueClass, int]]:
+    """A struck-through clause's cues: its own, and it no longer holds ("revoke"; "struck"
+    says how, for what the strike speaks of: its own words only)."""
+    counts["revoke"] = counts.get("revoke", 0) + 1
+    counts["struck"] = 1
+    return counts.items()
 
 
 #: Capitalised labels of a note, not names of anything: "Remaining TODO: write the PR

@@ -812,6 +812,14 @@ def _about_another(
     last = clauses[-1]
     if last.cue("lapse"):
         return False  # "(was the rule until Tuesday)" speaks of the rule beside it
+    if last.cue("struck"):
+        # A strike revokes what it strikes, never a sentence beside it ("~~Use Redis for
+        # caching.~~ Set the HTTP timeout to 30s."): the item only when it strikes the
+        # item's own anchors, or some of its words and no anchor of another thing.
+        anchors = _anchor_keys([last])
+        if anchors:
+            return not anchors & own
+        return not (last.keys & keyset) - down - _GENERIC
     if last.cue("successor"):
         # "rejected in favour of Memcached": a thing named after the marker is what came
         # in, one named before it what was turned down ("the Memcached idea was rejected
@@ -1475,7 +1483,8 @@ def _revoked_after(index: ContextIndex, window: list[int], keyset: set[str]) -> 
     if not REVOKE_RE.search(folded):
         return False
     clauses = analyse(text)
-    if not any(clause.cue("revoke") for clause in clauses):
+    # A struck sentence revokes itself, never the one before it.
+    if not any(clause.cue("revoke") > clause.cue("struck") for clause in clauses):
         return False
     if any(clause.values or clause.idents or clause.names for clause in clauses):
         return False

@@ -523,8 +523,10 @@ def keys_of(text: str) -> list[str]:
 # kind of end: a leading character class lets the engine skip to candidates, where a
 # leading lookahead is tried at every position (segments of 1 MB: three times faster).
 # Groups 1 and 2 hold what follows the ending character and stays with the sentence.
+# Closing Markdown ("~~Use Redis.~~ Set …", "**Never push.** Then …") stays with its
+# sentence: the next one must not open with a strike's closing "~~".
 _SENTENCE_END = re.compile(
-    r"[.!?。！？\n](?:(?<=[.!?])([\"')\]]*)\s+|(?<=[。！？])([。！？]*[」』”）)]*)\s*"
+    r"[.!?。！？\n](?:(?<=[.!?])([\"')\]~*_]*)\s+|(?<=[。！？])([。！？]*[」』”）)]*)\s*"
     r"|(?<=\n)\s*\n|(?<=\n)(?=[ \t]*(?:[-*•+>#]|\d+[.)])\s))"
 )
 #: Longest segment before a long run of text is cut into chunks.
@@ -540,7 +542,34 @@ def segments(text: str) -> list[str]:
         _keep(text[last : end.end(end.lastindex) if end.lastindex else end.start()], out)
         last = end.end()
     _keep(text[last:], out)
+    if "~~" in text:
+        _close_strikes(out)
     return out
+
+
+def _close_strikes(out: list[str]) -> None:
+    """Each segment holds whole strikes: a strike a segment opens and a later one (at most
+    three on) closes is closed at the end of the one and opened again at the start of the
+    others ("~~Use Redis. Cache for 5 minutes.~~" strikes both sentences), and a closing
+    "~~" a segment opens with goes back to the one before ("~~不要推到 main。~~超时设成
+    5 秒。", with no space after "。~~" to end a sentence at, strikes the first only). A
+    "~~" that nothing closes strikes nothing, as before."""
+    n = 0
+    while n < len(out):
+        if out[n].count("~~") % 2:
+            close = next((m for m in range(n + 1, min(n + 4, len(out))) if "~~" in out[m]), None)
+            if close is not None and out[close].count("~~") % 2:
+                out[n] += "~~"
+                for m in range(n + 1, close):
+                    out[m] = f"~~{out[m]}~~"
+                if out[close].startswith("~~"):
+                    out[close] = out[close][2:].lstrip()
+                else:
+                    out[close] = "~~" + out[close]
+                n = close
+                continue
+        n += 1
+    out[:] = [piece for piece in out if piece and not piece.isspace()]
 
 
 def _keep(piece: str, out: list[str]) -> None:
