@@ -948,3 +948,80 @@ def test_a_strikethrough_revokes_only_what_it_strikes(item: str, summary: str) -
 )
 def test_what_a_strikethrough_strikes_is_revoked(item: str, summary: str) -> None:
     assert judge(item, f"Intro. {summary} Other notes.") == ("changed", "changed: revoked")
+
+
+TIMEOUT = "Set the HTTP timeout to 30s."
+
+
+@pytest.mark.parametrize(
+    ("item", "summary", "reason"),
+    [
+        # The item's value found elsewhere keeps nothing: it must be the subject's value.
+        (
+            TIMEOUT,
+            "Never push to main. The HTTP timeout is 60s. Cache entries expire after 30s.",
+            "changed: value swapped (duration)",
+        ),
+        (TIMEOUT, "HTTP timeout is 60s. DB timeout is 30s.", "changed: value swapped (duration)"),
+        (
+            TIMEOUT,
+            "Set the HTTP timeout to 60s and the DB timeout to 30s.",
+            "changed: value swapped (duration)",
+        ),
+        (
+            TIMEOUT,
+            "The HTTP timeout is 60s. Health check interval: 30s.",
+            "changed: value swapped (duration)",
+        ),
+        (TIMEOUT, "Timeouts: HTTP 60s, DB 30s.", "changed: value swapped (duration)"),
+        (
+            TIMEOUT,
+            "Use 60s for the HTTP timeout and 30s for the DB timeout.",
+            "changed: value swapped (duration)",
+        ),
+        (
+            "HTTP 超时设为 30 秒。",
+            "HTTP 超时设为 60 秒，数据库超时 30 秒。",
+            "changed: value swapped (duration)",
+        ),
+        (
+            "Keep the monthly budget under $500.",
+            "The monthly budget stays under $800; the CI bill is $500.",
+            "changed: value swapped (currency)",
+        ),
+        (
+            "Deploy on Friday.",
+            "Deploy on Monday; the freeze starts Friday.",
+            "changed: value swapped (date)",
+        ),
+        # The control: the swapped value alone.
+        (TIMEOUT, "The HTTP timeout is 60s.", "changed: value swapped (duration)"),
+    ],
+)
+def test_a_value_is_kept_only_beside_its_subject(item: str, summary: str, reason: str) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.", "decision") == ("changed", reason)
+
+
+@pytest.mark.parametrize(
+    ("item", "summary"),
+    [
+        (TIMEOUT, "HTTP timeout: 30s (DB timeout stays 60s)."),
+        (TIMEOUT, "Timeouts: HTTP 30s, DB 60s."),
+        (TIMEOUT, "Use 30s for the HTTP timeout and 60s for the DB timeout."),
+        (TIMEOUT, "The DB timeout is 60s and the HTTP timeout is 30s."),
+        (TIMEOUT, "The HTTP timeout (30s) and the DB timeout (60s) were set."),
+        (TIMEOUT, "The HTTP timeout was raised from 10s to 30s."),
+        (TIMEOUT, "HTTP timeout 30s (was 60s)."),
+        (TIMEOUT, "HTTP timeout is 30s. Cache entries expire after 60s."),
+        ("HTTP 超时设为 30 秒。", "HTTP 超时设为 30 秒，数据库超时 60 秒。"),
+        (
+            "Keep the monthly budget under $500.",
+            "The monthly budget stays under $500; we spent $430.",
+        ),
+        ("Run 3 workers in production.", "Production runs 3 workers, staging 1 worker."),
+    ],
+)
+def test_a_value_beside_its_subject_is_kept_whatever_other_values_say(
+    item: str, summary: str
+) -> None:
+    assert judge(item, f"Intro. {summary} Other notes.", "decision")[0] == "preserved"

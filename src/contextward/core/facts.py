@@ -40,9 +40,11 @@ from .textnorm import (
     CJK_RANGE,
     TOKEN_RE,
     VALUE_PREFIX,
+    WEEKDAYS_MONTHS,
     classify_word,
     keys_of,
     normalize,
+    parse_value,
     segments,
     stem,
     token_keys,
@@ -995,6 +997,9 @@ def _compare(
     if swapped:
         kind, what = swapped[0]
         return "changed", f"changed: {what} swapped ({kind})"
+    moved = _value_off_subject(profile, index, window)
+    if moved is not None:
+        return "changed", f"changed: value swapped ({moved})"
     # Clause by clause first: "Never push to main; always open a PR" -> "Always push to
     # main; no PR needed" keeps one negation and one "always" overall, flipped in place.
     cue_change = (
@@ -1147,6 +1152,105 @@ def _borrowed_negation(
     if not any(clause.cue("weak") for clauses in core for clause in clauses):
         return None
     return "changed: negation flipped (removed)"
+
+
+#: Words that join two statements in one sentence: the words of one are not the other's
+#: subject ("Set the HTTP timeout to 60s and the DB timeout to 30s").
+_SCOPE_BREAKS = frozenset(("and", "but", "while", "whilst", "whereas", "however", "although"))
+
+
+def _value_off_subject(profile: Profile, index: ContextIndex, window: list[int]) -> str | None:
+    """The kind of an item value the region states only away from the item's subject while
+    another value of its kind stands with it: "The HTTP timeout is 60s. Cache entries
+    expire after 30s." does not keep "Set the HTTP timeout to 30s.", nor does "Set the
+    HTTP timeout to 60s and the DB timeout to 30s.".
+
+    Each of the item's words in the region (a value, an anchor or a term) is given to the
+    nearest value in its sentence, not past a word that joins two statements ("and",
+    "but", ...); one as near to two values is given to neither. A value's tie is the
+    weight of the item's words it was given. The item's value is off its subject when
+    another value, comparable and not named as an old one, is tied closer than any
+    statement of the item's own. A tie of equal weight changes nothing: a summary that
+    names the value apart from its subject ("HTTP timeout: see below. 30s.") is read as
+    before."""
+    if not profile.values:
+        return None
+    numbers = {value.number for value in profile.values}
+    weights = {
+        key: weight
+        for key, weight in profile.weights
+        if not key.startswith(VALUE_PREFIX) and key not in profile.retired
+    }
+    stated = Counter((value.number, value.unit) for value in profile.values)
+    # Cheap first test: a comparable value the item does not state is in the region.
+    region_values = [v for number in window for c in index.clauses(number) for v in c.values]
+    if not any(
+        _competes(other, value, numbers) for other in region_values for value in profile.values
+    ):
+        return None
+    ties: list[tuple[Value, float]] = []
+    for number in window:
+        tied = _ties(index.clauses(number), weights)
+        if tied is None:
+            return None  # values not told apart from their tokens: no reading
+        ties.extend(tied)
+    for value in _unique(profile.values):
+        own = max((tie for other, tie in ties if _answers(other, value, stated)), default=None)
+        if own is None:
+            continue  # not stated at all: ``_anchor_changes`` reads that
+        rival = max((tie for other, tie in ties if _competes(other, value, numbers)), default=0.0)
+        if rival > own:
+            return value.kind
+    return None
+
+
+def _competes(other: Value, value: Value, numbers: set[str]) -> bool:
+    """Could ``other`` stand where the item's ``value`` should: comparable, another number
+    (or its number in another unit of its kind), not said as the old one."""
+    if other.stale or not _comparable(other, value):
+        return False
+    return other.number not in numbers or (
+        other.kind == value.kind and bool(other.unit) and other.unit != value.unit
+    )
+
+
+def _is_value_token(token: str) -> bool:
+    """Whether ``analyse`` read ``token`` as a value (see ``anchors._clause``)."""
+    if token in WEEKDAYS_MONTHS:
+        return True
+    return (token[0].isdigit() or token[0] in "$€£¥") and parse_value(token) is not None
+
+
+def _ties(clauses: list[Clause], weights: dict[str, float]) -> list[tuple[Value, float]] | None:
+    """Each value of one segment with the weight of the item's words nearest to it (see
+    ``_value_off_subject``); None when the values cannot be placed among the tokens."""
+    tokens = [token for clause in clauses for token in clause.surface]
+    values = [value for clause in clauses for value in clause.values]
+    at = [n for n, token in enumerate(tokens) if _is_value_token(token)]
+    if len(at) != len(values):
+        return None
+    given: list[dict[str, float]] = [{} for _ in values]
+    scope = 0
+    scopes = []
+    for token in tokens:
+        if token in _SCOPE_BREAKS:
+            scope += 1
+        scopes.append(scope)
+    for n, token in enumerate(tokens):
+        keys = [key for key in token_keys(token) if key in weights]
+        if not keys:
+            continue
+        near = [
+            (abs(position - n), k) for k, position in enumerate(at) if scopes[position] == scopes[n]
+        ]
+        if not near:
+            continue
+        near.sort()
+        if len(near) > 1 and near[0][0] == near[1][0]:
+            continue  # as near to two values: given to neither
+        for key in keys:
+            given[near[0][1]][key] = weights[key]
+    return [(value, sum(got.values())) for value, got in zip(values, given, strict=True)]
 
 
 def _bound_flipped(profile: Profile, parts: list[Clause]) -> bool:
