@@ -2340,3 +2340,53 @@ def test_a_correction_keeping_the_value_but_turning_down_a_word_of_it_replaces_i
 def test_a_correction_saying_the_value_again_keeps_it(earlier: str, later: str) -> None:
     result = after_a_reply(earlier, "好的。", later)
     assert not retired(result, earlier)
+
+
+def in_one_turn(*said: str, opening: str = "I'm on the backend repo today.") -> InspectionResult:
+    """The owner's opening, "Sure.", then the owner's messages one after another with no
+    reply between (one speaker turn)."""
+    return run(
+        Message("u0", "user", opening),
+        Message("a0", "assistant", "Sure."),
+        *(Message(f"u{n}", "user", text) for n, text in enumerate(said, 1)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Use pip for the installs.", "Switch to uv."),
+        ("Use Kafka for the job queue.", "Actually, let's go with NATS."),
+        ("Use Postgres 15.", "Use Postgres 16 instead."),
+        ("Serve the admin UI on port 8000.", "8000 is already in use by the API, use 8002."),
+        ("消息队列用 Kafka。", "改用 Pulsar。"),
+    ],
+)
+def test_the_owner_taking_back_their_choice_in_the_same_turn_retires_it(
+    earlier: str, later: str
+) -> None:
+    result = in_one_turn(earlier, later)
+    assert only(result, earlier).superseded_by == only(result, later).id
+
+
+def test_a_self_correction_inside_one_message_retires_the_first_choice() -> None:
+    result = in_one_turn("Target Node 18. Wait, no, target Node 22 instead.")
+    assert retired(result, "Target Node 18.")
+    assert not retired(result, "Wait, no, target Node 22 instead.")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        # A second choice for another thing adds to the first.
+        ("Use Postgres for the main database.", "Let's use Redis for the cache."),
+        ("Use pip for the installs.", "Use ruff for linting."),
+        # A second number for another setting in the same breath.
+        ("Serve the admin UI on port 8000.", "timeout 30."),
+    ],
+)
+def test_a_second_statement_in_the_same_turn_that_adds_retires_nothing(
+    earlier: str, later: str
+) -> None:
+    result = in_one_turn(earlier, later)
+    assert not retired(result, earlier)

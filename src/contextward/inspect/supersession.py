@@ -1047,9 +1047,11 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         # No plan between: the owner's own last choice of another thing ("数据库用
         # PostgreSQL。" for "还是用 MySQL 吧", "Use Jest for the tests." for "actually use
         # Vitest instead").
+        # The owner taking back their own choice in the same breath ("Use npm." then
+        # "Switch to yarn.") says so with a cue: a plain "let's use X" beside it adds.
         asked = [
             old
-            for old in _last_asked(new, recent)
+            for old in _last_asked(new, recent, same_turn=new.replaces)
             if (chose := _USES.search(old.text.casefold())) is not None
             and chose["name"].strip("`") != pick
         ]
@@ -1104,15 +1106,23 @@ def _pick_of(low: str) -> str | None:
     return pick
 
 
-def _last_asked(new: Draft, recent: Sequence[Draft], *, also: tuple[str, ...] = ()) -> list[Draft]:
+def _last_asked(
+    new: Draft,
+    recent: Sequence[Draft],
+    *,
+    also: tuple[str, ...] = (),
+    same_turn: bool = False,
+) -> list[Draft]:
     """The owner's open directives (and statements of the kinds ``also``) in their turns
-    just before ``new``'s (one reply between)."""
+    just before ``new``'s (one reply between), and with ``same_turn`` those said before it
+    in its own turn ("Use npm." then "Switch to yarn." with no reply between)."""
+    nearest = 0 if same_turn else 1
     return [
         old
         for old in recent
         if old.role == "user"
         and old.superseded_by is None
-        and 0 < new.turn - old.turn <= ADJACENT + 1
+        and nearest <= new.turn - old.turn <= ADJACENT + 1
         and (_directive(old) or old.kind in also)
     ]
 
@@ -1288,9 +1298,12 @@ def _shape(token: str) -> str | None:
 _TOKENS = re.compile(r"[\w][\w.+/:-]*[\w]|\w")
 
 
-def _just_said(new: Draft, recent: Sequence[Draft]) -> Iterator[Draft]:
+def _just_said(
+    new: Draft, recent: Sequence[Draft], *, same_turn: bool = False
+) -> Iterator[Draft]:
     """What a terse reply of the owner's may replace, newest first: their open statements
-    of earlier turns within a correction's reach."""
+    of earlier turns within a correction's reach, and with ``same_turn`` those said before
+    it in its own turn (the owner correcting themselves with no reply between)."""
     for old in reversed(recent):
         if new.turn - old.turn > CORRECTION_REACH:
             return
@@ -1298,7 +1311,7 @@ def _just_said(new: Draft, recent: Sequence[Draft]) -> Iterator[Draft]:
             old.role == "user"
             and old.superseded_by is None
             and old.kind in _CANCELLABLE
-            and old.turn != new.turn
+            and (same_turn or old.turn != new.turn)
         ):
             yield old
 
@@ -1459,7 +1472,9 @@ def _reversioned(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if not mine:
         return []
     scope = {m[1] for m in _SCOPE.finditer(low)} - _STOP
-    for old in _just_said(new, recent):
+    # It says it replaces ("instead", "no, …"): the owner's own statement just before in
+    # the same turn is taken back as one of an earlier turn is.
+    for old in _just_said(new, recent, same_turn=True):
         said = old.text.casefold()
         if any(word not in said for word in scope):
             continue
@@ -1500,7 +1515,9 @@ def _renumbered(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     value = next(match[g] for g in _RENUMBERED if match[g] is not None)
     old_number = match["faulted"] or match["named"] or match["faulted2"] or match["faulted3"]
     key, counted = match["key"], match["counted"] or match["counted6"]
-    for old in _just_said(new, recent):
+    # "3000 is taken, use 3001." names the number it replaces: the owner's own statement of
+    # it in the same turn goes too; a bare "timeout 60." beside it in one turn adds.
+    for old in _just_said(new, recent, same_turn=old_number is not None):
         said = old.text.casefold()
         numbers = _ANY_NUMBER.findall(said)
         if value in numbers:
