@@ -2390,3 +2390,48 @@ def test_a_second_statement_in_the_same_turn_that_adds_retires_nothing(
 ) -> None:
     result = in_one_turn(earlier, later)
     assert not retired(result, earlier)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "plan", "later"),
+    [
+        (
+            "Parse the feeds with BeautifulSoup.",
+            "I'll walk the feed items with BeautifulSoup's find_all.",
+            "Stop using BeautifulSoup, lxml is fast enough on its own.",
+        ),
+        (
+            "Keep the session state in cookies for now.",
+            "I'll sign the session cookies with the app secret.",
+            "No more session cookies, store the state server-side.",
+        ),
+        (
+            "Render the charts with matplotlib.",
+            "I'll add a matplotlib figure per report section.",
+            "Matplotlib is off the table, the reports must be interactive.",
+        ),
+    ],
+)
+def test_the_owner_calling_off_their_own_choice_by_name_retires_it_and_the_plan(
+    earlier: str, plan: str, later: str
+) -> None:
+    result = after_a_reply(earlier, plan, later)
+    new = only(result, later).id
+    assert only(result, earlier).superseded_by == new
+    assert only(result, plan).superseded_by == new
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        # Scoped to a place: the choice stands elsewhere.
+        "Stop using BeautifulSoup in the unit tests.",
+        # A limit, not a thing called off.
+        "No more than two BeautifulSoup passes per feed.",
+    ],
+)
+def test_a_scoped_stop_or_a_limit_keeps_the_choice(later: str) -> None:
+    result = after_a_reply(
+        "Parse the feeds with BeautifulSoup.", "I'll parse each feed once.", later
+    )
+    assert not retired(result, "Parse the feeds with BeautifulSoup.")

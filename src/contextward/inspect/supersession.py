@@ -1179,7 +1179,14 @@ _CANCEL = _Gated(
     r"(?:anymore|any more|after all|this (?:release|version|sprint|time))\b|"
     # "ditch wkhtmltopdf, it's unmaintained", "localStorage is out, security flagged it".
     r"\b(?:ditch|scrap|forget about)\s+(?:the\s+)?(?P<thing5>[\w.+/-]{3,40})(?=\s*(?:[,.;!]|$))|"
-    r"^(?:the\s+)?(?P<thing6>[\w.+/-]{3,40}(?:\s+[\w.+/-]+){0,2}?)\s+(?:is|are)\s+out\b|"
+    # "Celery is off the table, we don't run a broker" as "localStorage is out".
+    r"^(?:the\s+)?(?P<thing6>[\w.+/-]{3,40}(?:\s+[\w.+/-]+){0,2}?)\s+(?:is|are)\s+"
+    r"(?:out|off the table)\b|"
+    # "Stop using pandas, it's too slow", "No more print statements, use the logger": the
+    # clause ends at the thing ("stop using pandas in the tests" scopes it, "no more than
+    # 3 retries" is a limit).
+    r"(?:\bstop using|^(?:(?:ok(?:ay)?|and|so|also)[,.]?\s+)?no more(?!\s+than\b))\s+"
+    r"(?:the\s+)?(?P<thing8>[\w.+/-]+(?:\s+[\w.+/-]+){0,2}?)(?=\s*(?:[,.;!—–]|$))|"
     # "let's not do graphql this quarter" calls off "Add a GraphQL layer … this quarter".
     r"\blet'?s not (?:do|add|build|ship|send|use|keep|support|bother with|go with)\s+"
     r"(?:the |a |an |any )?"
@@ -1572,7 +1579,9 @@ def _cancelled(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
         return []
     thing = next(
         t
-        for t in match.group("thing", "thing2", "thing3", "thing4", "thing5", "thing6", "thing7")
+        for t in match.group(
+            "thing", "thing2", "thing3", "thing4", "thing5", "thing6", "thing7", "thing8"
+        )
         if t
     )
     words = _words(thing) - _VAGUE_THING
