@@ -2435,3 +2435,23 @@ def test_a_scoped_stop_or_a_limit_keeps_the_choice(later: str) -> None:
         "Parse the feeds with BeautifulSoup.", "I'll parse each feed once.", later
     )
     assert not retired(result, "Parse the feeds with BeautifulSoup.")
+
+
+@pytest.mark.parametrize(
+    ("rule", "later"),
+    [
+        ("Don't add database migrations in this PR.", "Database migrations are fine now."),
+        ("Never write raw SQL queries.", "Raw SQL queries are okay again."),
+    ],
+)
+def test_a_kind_of_thing_said_to_be_fine_now_lifts_the_rule_against_it(
+    rule: str, later: str
+) -> None:
+    result = after_a_reply(rule, "OK.", later)
+    assert only(result, rule).superseded_by == only(result, later).id
+
+
+def test_particular_things_said_to_be_fine_now_lift_nothing() -> None:
+    rule = "Don't modify the deploy scripts."
+    result = after_a_reply(rule, "OK.", "The deploy scripts are fine now, thanks.")
+    assert not retired(result, rule)

@@ -914,6 +914,10 @@ _LIFTS = _Gated(
     r"(?:is|are) (?:allowed|permitted) (?:now|from now on|again)\b|"
     # "new dependencies are fine as long as they're MIT": lifted, under a condition.
     r"\w+s (?:are|is) (?:fine|ok|okay|allowed) (?:as long as|so long as|provided|if)\b|"
+    # "New dependencies are fine now": a kind of thing, no article, allowed again. "The
+    # scripts are fine now" says particular things work: it lifts nothing.
+    r"^(?!(?:the|these|those|this|that|our|my|your|their|its|all)\b)(?:[a-z][\w-]* ){0,2}"
+    r"[a-z][\w-]*s (?:are|is) (?:fine|ok|okay|allowed|acceptable) (?:now|from now on|again)\b|"
     r"(?:you )?(?:may|can) (?:now |again )?\w+\b.{0,60}?\b(?:from now on|again now)\b|"
     # "you may push to main now, the branch protection moved".
     r"(?:you )?(?:may|can) (?:now )?\w+\b[^.;,]{0,40}?\bnow\b|"
