@@ -2455,3 +2455,37 @@ def test_particular_things_said_to_be_fine_now_lift_nothing() -> None:
     rule = "Don't modify the deploy scripts."
     result = after_a_reply(rule, "OK.", "The deploy scripts are fine now, thanks.")
     assert not retired(result, rule)
+
+
+@pytest.mark.parametrize("reply", ["No.", "no thanks", "Don't.", "不要。", "no thank you!"])
+def test_a_bare_refusal_right_after_a_proposal_turns_it_down(reply: str) -> None:
+    proposal = "I suggest wrapping the webhook sender in a retry."
+    result = run(
+        Message("u0", "user", "Harden the webhook delivery."),
+        Message("a1", "assistant", proposal),
+        Message("u1", "user", reply),
+    )
+    refusal = only(result, reply)
+    assert only(result, proposal).superseded_by == refusal.id
+    assert refusal.kind == "correction"
+
+
+def test_a_bare_no_answering_a_question_retires_nothing() -> None:
+    plan = "I'll add a retry around the webhook sender."
+    result = run(
+        Message("u0", "user", "Harden the webhook delivery."),
+        Message("a1", "assistant", f"{plan} Is the sender already behind a queue?"),
+        Message("u1", "user", "No."),
+    )
+    assert not retired(result, plan)
+
+
+@pytest.mark.parametrize("reply", ["Don't.", "no thanks", "不要。"])
+def test_a_bare_refusal_of_nothing_is_no_standing_rule(reply: str) -> None:
+    result = run(
+        Message("u0", "user", "Harden the webhook delivery."),
+        Message("a1", "assistant", "Looking at the sender now."),
+        Message("u1", "user", reply),
+    )
+    assert only(result, reply).kind not in ("constraint", "requirement")
+    assert only(result, reply).action == "drop"

@@ -57,6 +57,9 @@ class Context:
     opening: bool = False
     #: The message right after a tool run that failed.
     after_error: bool = False
+    #: The owner's message right after an assistant's message that ends with a plan or a
+    #: proposal ("I suggest caching the search endpoint too."): a bare "No." declines it.
+    after_proposal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,11 @@ class Classification:
 
 
 _QUESTION = re.compile(r"[?？]\s*$")
+# "No.", "no thanks", "Don't.", "不要。": a refusal and nothing else.
+_BARE_REFUSAL = re.compile(
+    r"^(?:no|nah|no,? thanks?|no,? thank you|(?:please )?don'?t|please no|"
+    r"不要|不用|不了|别|不要了|不必)[\s.!。！]*$"
+)
 _WOULD = re.compile(r"\b(?:would|wouldn'?t)\b")
 _NUMBER = re.compile(r"\d")
 _LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
@@ -142,6 +150,13 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         return _noise("transient", 0.85, "a reply picking from the assistant's list")
     if ctx.role == "user" and heft < 40 and lx.APPROVAL.match(low):
         return _noise("transient", 0.85, "the user approving what the assistant proposed")
+    if ctx.role == "user" and _BARE_REFUSAL.match(low):
+        if ctx.after_proposal and index == 0:
+            # "No.", "Don't.", "不要。" right after "I suggest caching the search endpoint
+            # too.": the owner turning the proposal down, as "nope" does.
+            return _mem("correction", 0.9, "the user turns down what was just proposed", True)
+        # A refusal of nothing said: no rule, nothing to keep.
+        return _noise("transient", 0.85, "a bare refusal with nothing it turns down")
     # Whether it corrects (the user's correction rule) and whether it replaces (every memory
     # reads that, and so about 95% of the units that get this far): each searched once, here.
     corrects = lx.CORRECTION.search(low) is not None

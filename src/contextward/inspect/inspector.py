@@ -421,6 +421,7 @@ def _reads(
     number = statements.number
     opening = not continued  # until the first user message with text has been read
     failed = False  # the last tool run failed
+    proposed = False  # the last message was the assistant's, ending with a plan
     turn, speaker = 0, ""
     for index, message in enumerate(messages):
         # Room between two messages' positions for the owner messages a summary quotes.
@@ -432,6 +433,7 @@ def _reads(
             first, error, failed = _tool(message)
             numbered = tuple(-1 if t is None else number(t) for t in (first, error))
             yield _Read(message, position, turn, first=first, error=error, statements=numbered)
+            proposed = False
             continue
         if message.role != speaker:
             turn, speaker = turn + 1, message.role
@@ -450,6 +452,7 @@ def _reads(
                 message.role,
                 opening=opening and message.role == "user",
                 after_error=failed,
+                after_proposal=proposed and message.role == "user",
             )
             pieces = units(message.text)
             if message.role == "user" and message.text.strip():
@@ -473,6 +476,9 @@ def _reads(
         if quoted:  # the quoted owner messages took the turns after it
             turn += quoted
         failed = False
+        proposed = (
+            ctx.role == "assistant" and not summary and bool(kinds) and kinds[-1].kind == "decision"
+        )
 
 
 def _inspect(
