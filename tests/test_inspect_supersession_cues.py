@@ -2489,3 +2489,30 @@ def test_a_bare_refusal_of_nothing_is_no_standing_rule(reply: str) -> None:
     )
     assert only(result, reply).kind not in ("constraint", "requirement")
     assert only(result, reply).action == "drop"
+
+
+def _approved_and_done(later: str) -> InspectionResult:
+    return run(
+        Message("u0", "user", "Store the user uploads somewhere durable."),
+        Message("a1", "assistant", "I suggest we keep the uploads in S3."),
+        Message("u1", "user", "ok"),
+        Message("a2", "assistant", "Done, S3 bucket added."),
+        Message("u2", "user", later),
+    )
+
+
+@pytest.mark.parametrize(
+    "later", ["Actually, let's go with GCS instead.", "Hmm, actually switch to MinIO."]
+)
+def test_picking_another_option_after_the_approved_plan_was_carried_out_retires_it(
+    later: str,
+) -> None:
+    result = _approved_and_done(later)
+    assert only(result, "I suggest we keep the uploads in S3.").superseded_by == (
+        only(result, later).id
+    )
+
+
+def test_a_plain_new_choice_after_the_approved_plan_keeps_it() -> None:
+    result = _approved_and_done("Let's use pytest for the tests.")
+    assert not retired(result, "I suggest we keep the uploads in S3.")

@@ -1047,6 +1047,10 @@ def _picked(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     if pick is None:
         return []
     plan = _last_plan(new, recent)
+    if plan is None and new.replaces:
+        # Said as replacing ("actually", "instead"): the plan approved and carried out
+        # turns before; a plain "let's use pytest for the tests" then is a new choice.
+        plan = _last_word_plan(new, recent)
     if plan is None:
         # No plan between: the owner's own last choice of another thing ("数据库用
         # PostgreSQL。" for "还是用 MySQL 吧", "Use Jest for the tests." for "actually use
@@ -1778,6 +1782,24 @@ def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
             return None
         if old.role == "assistant" and old.kind == "decision" and old.superseded_by is None:
             return old
+    return None
+
+
+def _last_word_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
+    """The assistant's open plan when it is the last statement said, within a
+    correction's reach: "I suggest we use Redis for the cache." → "yes" → "Done, Redis
+    cache added." leaves it the plan in force when the owner picks another option, the
+    approval and the report between being noise."""
+    if not recent:
+        return None
+    old = recent[-1]
+    if (
+        old.role == "assistant"
+        and old.kind == "decision"
+        and old.superseded_by is None
+        and new.turn - old.turn <= CORRECTION_REACH
+    ):
+        return old
     return None
 
 
