@@ -2516,3 +2516,40 @@ def test_picking_another_option_after_the_approved_plan_was_carried_out_retires_
 def test_a_plain_new_choice_after_the_approved_plan_keeps_it() -> None:
     result = _approved_and_done("Let's use pytest for the tests.")
     assert not retired(result, "I suggest we keep the uploads in S3.")
+
+
+def test_a_new_status_of_the_same_thing_replaces_the_old_status() -> None:
+    old, new = "Status: the backfill is waiting on the replica.", "Status: the backfill is done."
+    result = run(
+        Message("u0", "user", "Backfill the orders table."),
+        Message("a1", "assistant", old),
+        Message("a2", "assistant", new),
+    )
+    assert only(result, old).superseded_by == only(result, new).id
+
+
+def test_a_status_of_another_thing_keeps_the_old_status() -> None:
+    old = "Status: the backfill is waiting on the replica."
+    result = run(
+        Message("u0", "user", "Backfill the orders table."),
+        Message("a1", "assistant", old),
+        Message("a2", "assistant", "Status: the index rebuild is done."),
+    )
+    assert not retired(result, old)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "replaced"),
+    [
+        ("The build agents are on Ubuntu 20.", "The build agents are on Ubuntu 24 now.", True),
+        # Another thing that is on a version now.
+        ("The build agents are on Ubuntu 20.", "The web servers are on Ubuntu 24 now.", False),
+        # The same thing, no new number: it says more, not another value.
+        ("The build agents are on Ubuntu 20.", "The build agents are on Ubuntu 20 now.", False),
+    ],
+)
+def test_the_owner_saying_a_thing_stands_at_a_new_number_now_replaces_the_old(
+    earlier: str, later: str, replaced: bool
+) -> None:
+    result = in_one_turn(earlier, later)
+    assert retired(result, earlier) is replaced

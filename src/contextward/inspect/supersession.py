@@ -447,6 +447,11 @@ class Linker:
                 _retire(old, new)
             if swapped:
                 return
+        if new.kind in _STATED and not new.replaces:
+            # "Status: the migration is merged." after "Status: the migration is pending
+            # review."; "Staging DB is on version 16 now" after "… is on version 14".
+            for old in _updated(new, recent):
+                _retire(old, new)
         if not new.replaces and (new.kind != "rejected" or _HISTORY.search(new.text)):
             return
         if new.kind != "correction" and _ADDITIVE.search(_first_clause(new.text)):
@@ -1783,6 +1788,65 @@ def _last_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
         if old.role == "assistant" and old.kind == "decision" and old.superseded_by is None:
             return old
     return None
+
+
+# "Status: the migration is pending review.", "The staging DB is on version 14.": a
+# thing, then what it is or how it stands.
+_STATE_OF = re.compile(
+    r"^(?P<status>status\s*[:：]\s*)?(?:the\s+|our\s+)?"
+    r"(?P<subject>[a-z][\w.-]*(?:\s+[a-z][\w.-]*){0,3}?)\s+(?:is|are)\s+(?P<rest>[^;]+)$"
+)
+_NOW = re.compile(r"\bnow\b")
+
+
+def _state_of(low: str) -> tuple[bool, frozenset[str], str] | None:
+    """Whether ``low`` is labelled a status, the words of the thing it is about, and what
+    it says that thing is."""
+    match = _STATE_OF.match(low.strip())
+    if match is None:
+        return None
+    subject = frozenset(match["subject"].split()) - _STOP
+    return (match["status"] is not None, subject, match["rest"]) if subject else None
+
+
+def _updated(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The statements of how a thing stands that ``new`` says anew: both labelled a status
+    of the same thing ("Status: the migration is merged and deployed." for "Status: the
+    migration is pending review."), or ``new`` saying "now" of the same thing in the same
+    words with another number, the owner's of the owner's ("Staging DB is on version 16
+    now" for "The staging DB is on version 14."). Another thing, or the same words with no
+    new number, stays."""
+    low = new.text.casefold()
+    status = low.startswith("status")
+    if not status and (new.role != "user" or _NOW.search(low) is None):
+        # What the assistant found stays found ("SESSION_TTL is 300 seconds" beside its
+        # "SESSION_TTL is now 3600"): only its statuses are said anew.
+        return []
+    mine = _state_of(low)
+    if mine is None or mine[0] != status:
+        return []
+    numbers = set(_ANY_NUMBER.findall(mine[2]))
+    out = []
+    for old in recent:
+        if (
+            old.kind not in _STATED
+            or old.superseded_by is not None
+            or old.position >= new.position
+            or not may_retire(new.role, old.role)
+        ):
+            continue
+        theirs = _state_of(old.text.casefold())
+        if theirs is None or theirs[0] != status or theirs[1] != mine[1]:
+            continue
+        if status:
+            out.append(old)
+            continue
+        if old.role != "user":
+            continue
+        said = set(_ANY_NUMBER.findall(theirs[2]))
+        if numbers and said and not numbers & said and _words(theirs[2]) & _words(mine[2]):
+            out.append(old)
+    return out
 
 
 def _last_word_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
