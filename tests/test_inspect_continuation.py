@@ -341,3 +341,28 @@ def test_a_quoted_owner_message_of_two_sentences_keeps_no_stray_quotation_mark()
     assert "Never push directly to main; always open a PR." in contents
     assert {"每页改成 200 条。", "后面再说。"} <= contents
     assert not any(c.count('"') % 2 for c in contents)
+
+
+def test_a_correction_after_a_summary_with_a_next_step_retires_the_quoted_choice() -> None:
+    """The summary's own "Optional Next Step" keeps the summary's turn, before the turns of
+    the owner messages it quotes: read first going back, it ended a correction's reach
+    short of the quoted choice, which stayed in must-preserve beside the correction."""
+    summary = (
+        PREAMBLE + "\n\nSummary:\n1. All user messages:\n"
+        '   - "Add a JSON endpoint for the audit log."\n'
+        '   - "Never expose the actor IP address."\n'
+        '   - "Page the results with offsets."\n'
+        "2. Optional Next Step:\n   Add the pagination tests.\n"
+    )
+    correction = "Actually page the results with cursors, offsets skip rows under writes."
+    result = inspect_messages(
+        [
+            Message("u1", "user", "Add a JSON endpoint for the audit log."),
+            Message("s1", "user", summary, summary=True),
+            Message("a1", "assistant", "Writing the pagination tests now."),
+            Message("u2", "user", correction),
+        ]
+    )
+    choice = _by_content(result, "Page the results with offsets.")
+    assert choice.superseded_by == _by_content(result, correction).id
+    assert _by_content(result, "Never expose the actor IP address.").superseded_by is None

@@ -2816,8 +2816,11 @@ def _closest(new: Draft, earlier: list[Draft]) -> Draft | None:
         if near and old.kind in ("fact", "state") and old.role == "assistant":
             continue  # an assistant's finding is corrected outright (_answered), not by overlap
         if near and new.turn - old.turn > CORRECTION_REACH:
-            if _restates(new, old):
-                continue  # passed over, as below: the reach ends at the next one
+            if _restates(new, old) or old.summary:
+                # Passed over, as below: the reach ends at the next one. A summary's own
+                # words keep its turn, before the owner messages it quotes (their turns
+                # come after it): its "Optional Next Step" ends no reach.
+                continue
             break
         # What a correction overrides is usually a directive or a decision, not a finding.
         bonus = new.kind == "correction" and (old.role == "user" or old.kind == "decision")
