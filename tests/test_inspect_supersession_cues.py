@@ -2553,3 +2553,43 @@ def test_the_owner_saying_a_thing_stands_at_a_new_number_now_replaces_the_old(
 ) -> None:
     result = in_one_turn(earlier, later)
     assert retired(result, earlier) is replaced
+
+
+def _after_a_failed_run(plan: str, then: str) -> InspectionResult:
+    return run(
+        Message("u0", "user", "Export the invoices as PDF."),
+        Message("a1", "assistant", plan),
+        Message("t1", "tool", "command not found", tool_name="Bash", is_error=True),
+        Message("a2", "assistant", then),
+    )
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        "wkhtmltopdf isn't installed here, so I'll drop that and use WeasyPrint instead.",
+        "Switching to WeasyPrint instead.",
+        "wkhtmltopdf is out.",
+    ],
+)
+def test_the_assistant_dropping_its_own_plan_after_a_failure_retires_it(then: str) -> None:
+    plan = "I'll render the invoices with wkhtmltopdf."
+    result = _after_a_failed_run(plan, then)
+    switch = only(result, then)
+    assert only(result, plan).superseded_by == switch.id
+    assert switch.action == "keep"
+
+
+def test_the_assistant_switching_within_what_its_plan_names_keeps_the_plan() -> None:
+    plan = "I'll render the invoices with WeasyPrint and a print stylesheet."
+    result = _after_a_failed_run(plan, "Switching to WeasyPrint's own fonts instead.")
+    assert not retired(result, plan)
+
+
+def test_the_assistant_echoing_the_owners_switch_is_still_noise() -> None:
+    result = run(
+        Message("u0", "user", "Export the invoices as PDF."),
+        Message("u1", "user", "Switch to WeasyPrint."),
+        Message("a1", "assistant", "Switching to WeasyPrint."),
+    )
+    assert only(result, "Switching to WeasyPrint.").action == "drop"

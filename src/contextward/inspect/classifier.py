@@ -85,7 +85,7 @@ _LIST_TITLE = re.compile(r"^[^:：\n]{1,40}[:：]$")
 _VAGUE = frozenset(
     re.findall(
         r"\S+",
-        "the a an this that it to be only just yet now "
+        "the a an this that it to be only just yet now and or but so then "
         "per in on at for with by from of as via into onto over under about "
         "using doing making having adding changing change going waiting",
     )
@@ -166,7 +166,14 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         echo = lx.ECHO.match(low)
         if echo and (heft < 60 or lx.COMPLY.match(low[echo.end() - 1 :])):
             return _noise("transient", 0.85, "the assistant echoing what it was told")
-        if lx.SWITCH_ECHO.match(low) and heft < 40 and not lx.REASON.search(low):
+        # Right after a failed run the switch is its own answer to the failure
+        # ("Switching to Postgres tsvector instead."), a new plan, not an echo.
+        if (
+            lx.SWITCH_ECHO.match(low)
+            and heft < 40
+            and not lx.REASON.search(low)
+            and not ctx.after_error
+        ):
             return _noise("transient", 0.85, "the assistant restating the switch it was told")
         if (
             ctx.after_error

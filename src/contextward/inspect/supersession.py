@@ -447,6 +447,10 @@ class Linker:
                 _retire(old, new)
             if swapped:
                 return
+        if new.role == "assistant" and new.kind == "decision" and new.replaces:
+            # "FTS5 isn't available, so I'll drop that and use Postgres tsvector instead."
+            for old in _own_switch(new, recent):
+                _retire(old, new)
         if new.kind in _STATED and not new.replaces:
             # "Status: the migration is merged." after "Status: the migration is pending
             # review."; "Staging DB is on version 16 now" after "… is on version 14".
@@ -1849,6 +1853,41 @@ def _updated(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
     return out
 
 
+# "… use Postgres tsvector instead", "Switching to a hand-written loop": what the
+# assistant switches to.
+_SWITCHES_TO = re.compile(
+    r"\b(?:use|using|switch(?:ing)?(?: over)? to|go(?:ing)? with|fall(?:ing)? back to)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?P<pick>`?[\w][\w.+-]*)"
+)
+
+
+def _own_switch(new: Draft, recent: Sequence[Draft]) -> list[Draft]:
+    """The assistant's own last plan, in its turn or the turn before, that its replacing
+    plan switching to another named thing replaces ("I'll use the sqlite FTS5 extension"
+    for "… so I'll drop that and use Postgres tsvector instead."): one naming something,
+    and not what it switches to. One that says what it replaces ("instead of X") is read
+    by that name; a plan already naming the thing is refined, not replaced."""
+    low = new.text.casefold()
+    match = _SWITCHES_TO.search(low)
+    if match is None or replaced_subject(new.text) is not None:
+        return []
+    pick = match["pick"].strip("`").rstrip(".")
+    if pick in _VAGUE_THING or pick in _PICK_VAGUE:
+        return []
+    for old in reversed(recent):
+        if new.turn - old.turn > ADJACENT:
+            break
+        if (
+            old.role == "assistant"
+            and old.kind == "decision"
+            and old.superseded_by is None
+            and old.position < new.position
+        ):
+            names = _names(old.text, loose=True)
+            return [old] if names and pick not in names else []
+    return []
+
+
 def _last_word_plan(new: Draft, recent: Sequence[Draft]) -> Draft | None:
     """The assistant's open plan when it is the last statement said, within a
     correction's reach: "I suggest we use Redis for the cache." → "yes" → "Done, Redis
@@ -2736,6 +2775,10 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
     """
     named = _latin(_words(new.text))
     names = _names(new.text)
+    # "FTS5 is out.", "wkhtmltopdf is out.": the thing it calls off is named, whatever its
+    # place in the sentence or its case (neither reads as a name).
+    cancel = _CANCEL.search(new.text.casefold()) if own else None
+    called = _latin(_words(next((t for t in cancel.groups() if t), ""))) if cancel else None
     best: Draft | None = None
     best_score = (False, 0)
     for old in reversed(earlier):
@@ -2747,7 +2790,9 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
             continue
         # "Then Algolia is out": a name its own plan gave is enough; two common words
         # are needed otherwise.
-        own_name = own and bool(names & _names(old.text))
+        own_name = own and bool(
+            names & _names(old.text) or (called and called & _words(old.text))
+        )
         needed = 1 if (gap <= ADJACENT and not own) or own_name else 2
         if _sharable(named, old.text) < needed:
             continue  # its words are not read
