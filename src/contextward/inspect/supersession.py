@@ -1322,9 +1322,7 @@ def _shape(token: str) -> str | None:
 _TOKENS = re.compile(r"[\w][\w.+/:-]*[\w]|\w")
 
 
-def _just_said(
-    new: Draft, recent: Sequence[Draft], *, same_turn: bool = False
-) -> Iterator[Draft]:
+def _just_said(new: Draft, recent: Sequence[Draft], *, same_turn: bool = False) -> Iterator[Draft]:
     """What a terse reply of the owner's may replace, newest first: their open statements
     of earlier turns within a correction's reach, and with ``same_turn`` those said before
     it in its own turn (the owner correcting themselves with no reply between)."""
@@ -2790,9 +2788,7 @@ def _rejected_proposal(new: Draft, earlier: list[Draft], *, own: bool = False) -
             continue
         # "Then Algolia is out": a name its own plan gave is enough; two common words
         # are needed otherwise.
-        own_name = own and bool(
-            names & _names(old.text) or (called and called & _words(old.text))
-        )
+        own_name = own and bool(names & _names(old.text) or (called and called & _words(old.text)))
         needed = 1 if (gap <= ADJACENT and not own) or own_name else 2
         if _sharable(named, old.text) < needed:
             continue  # its words are not read
