@@ -314,6 +314,33 @@ def test_pre_compact_reads_the_end_of_a_huge_transcript(
     assert "Never deploy on Fridays." not in guidance
 
 
+def test_past_the_end_read_the_owners_recorded_prompts_stand_in(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rule said before the part read was lost without a word; the prompt hooks had
+    # recorded it.
+    from contextward.hosts import hooks
+    from test_hosts_claude import fire, transcript
+
+    monkeypatch.setattr(hooks, "TRANSCRIPT_TAIL", 4000)
+    turns = [("user", "Never touch the legacy ingest/v1 directory.")]
+    turns += [("assistant", f"Ported module {n} of the ingest pipeline.") for n in range(60)]
+    turns += [("user", "Never push to main; open a PR instead.")]
+    path = transcript(project / "t.jsonl", turns)
+    for said in (
+        "Never touch the legacy ingest/v1 directory.",
+        "Never push to main; open a PR instead.",
+    ):
+        fire(project, "UserPromptSubmit", prompt=said)
+    code, guidance, _ = fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    assert code == 0 and "Never touch the legacy ingest/v1 directory." in guidance
+    assert guidance.startswith(
+        "(contextward read the last 0.0038147 MiB of the transcript, and the owner's 2 prompts "
+        "recorded this session.)"
+    )
+    assert guidance.count("Never push to main; open a PR instead.") == 1  # merged
+
+
 def test_codex_keeps_the_snapshot_when_the_transcript_path_is_unusable(project: Path) -> None:
     import io
 

@@ -349,6 +349,79 @@ def test_without_a_summary_hook_the_summary_in_the_transcript_is_checked(project
         assert [r.data["source"] for r in store.check_reports.list()] == ["transcript"]
 
 
+def _summary_lines(path: Path, n: int, text: str) -> None:
+    """Append a compaction as Claude Code writes it: a boundary, then the summary."""
+    boundary = {"type": "system", "subtype": "compact_boundary", "uuid": f"b{n}", "sessionId": "s1"}
+    summary = {
+        "type": "user",
+        "uuid": f"c{n}",
+        "parentUuid": f"b{n}",
+        "sessionId": "s1",
+        "isCompactSummary": True,
+        "message": {
+            "role": "user",
+            "content": "This session is being continued from a previous conversation that ran "
+            f"out of context. The summary below covers the earlier portion.\n\nSummary:\n{text}",
+        },
+    }
+    with path.open("a") as out:
+        out.write(json.dumps(boundary) + "\n" + json.dumps(summary) + "\n")
+
+
+def test_a_named_subagent_stopping_during_a_compaction_is_no_summary(project: Path) -> None:
+    # The summariser's answer keeps both; an Explore agent reporting after it must not be
+    # checked in its place (it would have every item restored as lost).
+    said = [("user", "Goal: cut the invoice PDF time in half."), ("user", "Never push to main.")]
+    path = transcript(project / "t.jsonl", said)
+    fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    kept = "1. Goal: cut the invoice PDF time in half.\n2. Never push to main."
+    fire(project, "SubagentStop", agent_id="a1", agent_type="", last_assistant_message=kept)
+    report = "Found 3 matching files in src/pdf: render.py, fonts.py, cache.py."
+    fire(
+        project, "SubagentStop", agent_id="a2", agent_type="Explore", last_assistant_message=report
+    )
+    fire(
+        project,
+        "SubagentStop",
+        agent_id="a3",
+        agent_type="general-purpose",
+        last_assistant_message=report,
+    )
+    restore = fire(project, "SessionStart", source="compact")[1]
+    assert "(lost)" not in restore
+    with Store.open(project) as store:
+        assert [r.data["source"] for r in store.check_reports.list()] == ["subagent"]
+
+
+def test_the_transcript_s_summary_of_an_earlier_compaction_is_not_checked_again(
+    project: Path,
+) -> None:
+    said = [("user", "Goal: ship the CSV export."), ("user", "Never push to main.")]
+    path = transcript(project / "t.jsonl", said)
+    fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    _summary_lines(path, 1, "1. Goal: ship the CSV export.\n2. Never push to main.")
+    fire(project, "SessionStart", source="compact", transcript_path=str(path))
+    # The second compaction: its summary is not on disk when SessionStart(compact) comes
+    # (no SubagentStop here); the first one's must not be read as its summary.
+    with path.open("a") as out:
+        row = {
+            "type": "user",
+            "uuid": "u9",
+            "sessionId": "s1",
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Use a 60 second Retry-After on 429s."}],
+            },
+        }
+        out.write(json.dumps(row) + "\n")
+    fire(project, "PreCompact", trigger="auto", transcript_path=str(path))
+    restore = context(fire(project, "SessionStart", source="compact", transcript_path=str(path))[1])
+    assert "(lost) Use a 60 second Retry-After on 429s." not in restore
+    assert "could not be checked" in restore
+    with Store.open(project) as store:
+        assert [r.data["source"] for r in store.check_reports.list()] == ["transcript"]
+
+
 def test_an_unrelated_subagent_is_not_taken_for_a_summary(project: Path) -> None:
     fire(
         project,

@@ -133,6 +133,10 @@ def _pre_compact(session: Session, payload: Mapping[str, Any]) -> Reply:
 
 
 def _subagent_stop(session: Session, payload: Mapping[str, Any]) -> Reply:
+    if hooks.text_field(payload, "agent_type"):
+        # A named subagent ("Explore", "general-purpose") stopping while a compaction is
+        # pending is no summary: Claude Code's summariser has an empty agent type.
+        return hooks.SILENT
     return hooks.summary_seen(
         session, hooks.text_field(payload, "last_assistant_message"), source="subagent"
     )

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 from .. import spool
 from ..errors import StoreError
 from ..fsutil import open_regular
-from ..printable import one_line
+from ..printable import counted, one_line
 from ..redact import mask
 from ..store import Store, personal_dir, project_root, store_dir
 from ..store.paths import CONFIG_NAME
@@ -431,16 +433,23 @@ def pre_compact(
     deadline = time.monotonic() + INSPECT_SECONDS
     label = f"{session.host}:{trigger}"
     read = left_out = 0
+    size = _size(transcript_path)
     with session.open() as store, contextlib.ExitStack() as stack:
+        # What the owner said in this session, as the prompt hooks recorded it.
+        said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
+        prompts = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
         # An unreadable, empty or unrecognised transcript must not cost the snapshot of
         # the project record, which is what matters most.
         messages = _transcript_tail(stack, transcript_path, transcript_format)
         if messages is None:
-            # No transcript to read: what the owner said in this session, as the prompt
-            # hooks recorded it, stands in for it ("never push to main" must survive).
-            said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
-            messages = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
+            # No transcript to read: the owner's prompts stand in for it ("never push to
+            # main" must survive).
+            messages = prompts
         else:
+            if size > TRANSCRIPT_TAIL and prompts:
+                # Only the end is read: the owner's prompts of the session come first, so
+                # a rule said before that end is not lost (a copy in the end merges in).
+                messages = itertools.chain(prompts, messages)
             config = policy_for(store.root, session.env) if store.root else None
             affordable = within_time(messages, deadline=deadline, config=config)
             messages, read, left_out = (
@@ -452,8 +461,18 @@ def pre_compact(
             store, messages, session_id=session.session_id, label=label, env=session.env
         )
         _session_data(store, session)
-        store.sessions.update(session.session_id, {"pending_snapshot": taken.record.seq})
+        # Where the transcript ended: the summary of this compaction is written after it.
+        pending = {"pending_snapshot": taken.record.seq, "pending_transcript_bytes": size}
+        store.sessions.update(session.session_id, pending)
     guidance = taken.guidance
+    if size > TRANSCRIPT_TAIL:
+        # Said, so the summariser knows what it was not told of.
+        tail = f"{TRANSCRIPT_TAIL / (1 << 20):g} MiB"
+        owner = f", and the owner's {counted(len(prompts), 'prompt')} recorded this session"
+        guidance = (
+            f"(contextward read the last {tail} of the transcript{owner if prompts else ''}.)"
+            f"\n\n{guidance}"
+        )
     if left_out:
         # First, so the cap never cuts it.
         guidance = (
@@ -464,36 +483,53 @@ def pre_compact(
     return Reply(plain=bounded(guidance))
 
 
+def _size(path: object) -> int:
+    """The size of the file at ``path`` (0 if there is none to read)."""
+    if not (isinstance(path, str) and path):
+        return 0
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
+
+
 def _transcript_tail(
-    stack: contextlib.ExitStack[Any], path: object, transcript_format: str | None
+    stack: contextlib.ExitStack[Any],
+    path: object,
+    transcript_format: str | None,
+    *,
+    after: int = 0,
 ) -> Iterable[Message] | None:
-    """The messages of the transcript at ``path`` from its last ``TRANSCRIPT_TAIL`` bytes
-    (read lazily while ``stack`` is open), or None when there is none to read."""
+    """The messages of the transcript at ``path`` from its last ``TRANSCRIPT_TAIL`` bytes,
+    and none before byte ``after`` (read lazily while ``stack`` is open), or None when
+    there is none to read."""
     from ..inspect import InspectError, open_transcript
 
     if not (isinstance(path, str) and path):
         return None
     try:
         stream = stack.enter_context(open_regular(path))  # never a FIFO
-        _skip_to_tail(stream, TRANSCRIPT_TAIL)
+        _skip_to_tail(stream, TRANSCRIPT_TAIL, after=after)
         return open_transcript(stream, transcript_format).messages
     except (OSError, InspectError):
         return None
 
 
-def _skip_to_tail(stream: BinaryIO, tail: int) -> None:
-    """Position ``stream`` on the first whole line of its last ``tail`` bytes.
+def _skip_to_tail(stream: BinaryIO, tail: int, *, after: int = 0) -> None:
+    """Position ``stream`` on the first whole line of its last ``tail`` bytes, and not
+    before byte ``after`` (where the file ended earlier; ignored if it is shorter now).
 
     A host kills a hook after about a minute (Claude Code: 60 s) and what is about
     to be compacted is the end of the session, so a huge transcript is read from
     there; the earlier part was compacted before, or is the oldest of it.
     """
     size = stream.seek(0, 2)
-    if size <= tail:
+    start = max(size - tail, after if after <= size else 0)
+    if start <= 0:
         stream.seek(0)
         return
-    stream.seek(size - tail)
-    stream.readline(tail)  # the line the cut fell into
+    stream.seek(start - 1)
+    stream.readline(tail)  # the line the cut fell into (none, when it falls on a line's start)
 
 
 def summary_seen(session: Session, summary: str, *, source: str) -> Reply:
@@ -528,9 +564,13 @@ def summary_from_transcript(
         record = store.snapshots.latest(session_id=session.session_id)
         if record is None or latest_check(store, record.seq) is not None:
             return
+        ended = _session_data(store, session).get("pending_transcript_bytes")
     summary = ""
     with contextlib.ExitStack() as stack:
-        messages = _transcript_tail(stack, transcript_path, transcript_format)
+        # Only a summary written after the snapshot's transcript ended is this compaction's:
+        # an earlier one is the summary of the compaction before.
+        after = ended if isinstance(ended, int) and ended > 0 else 0
+        messages = _transcript_tail(stack, transcript_path, transcript_format, after=after)
         with contextlib.suppress(OSError, InspectError):
             for message in messages or ():
                 if message.summary:
