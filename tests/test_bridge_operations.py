@@ -5,6 +5,7 @@ block and the session lifecycle."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,6 +113,36 @@ def test_inspect_reads_a_host_transcript_where_it_is(bridge: BridgeProcess, tmp_
     transcript.write_text(json.dumps(MESSAGES))
     result = ok(bridge.call(request("i", "inspect", transcript_path=str(transcript))))
     assert result["messages"] == 4
+
+
+def test_a_transcript_path_that_is_no_regular_file_is_refused_at_once(
+    bridge: BridgeProcess, tmp_path: Path
+) -> None:
+    # "/dev/zero" was read without end (10 GB in 14 s) and a FIFO waited for a writer,
+    # each holding a worker until its timeout; neither is read now.
+    fifo = tmp_path / "t.fifo"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(fifo), str(tmp_path)):
+        answer = bridge.call(request("bad", "inspect", transcript_path=path))
+        assert (answer["ok"], answer["code"]) == (False, "invalid_request"), path
+        assert "transcript cannot be read" in answer["error"]
+    assert bridge.call(request("p", "ping"))["ok"]
+
+
+def test_a_transcript_is_read_in_pieces_and_its_inspection_id_is_its_content(
+    bridge: BridgeProcess, tmp_path: Path
+) -> None:
+    # The same transcript (inline or on disk) keeps its id; another one gets another.
+    on_disk = tmp_path / "t.json"
+    on_disk.write_text(json.dumps(MESSAGES, ensure_ascii=False))
+    first = ok(bridge.call(request("a", "inspect", transcript_path=str(on_disk))))
+    again = ok(bridge.call(request("b", "inspect", transcript_path=str(on_disk))))
+    assert first["inspection_id"] == again["inspection_id"]
+    on_disk.write_text(json.dumps(MESSAGES[:2], ensure_ascii=False))
+    other = ok(bridge.call(request("c", "inspect", transcript_path=str(on_disk))))
+    assert other["inspection_id"] != first["inspection_id"] and other["messages"] == 2
+    inline = ok(bridge.call(request("d", "inspect", messages=MESSAGES)))
+    assert inline["inspection_id"] != first["inspection_id"]  # another source, another id
 
 
 def test_provider_mode_asks_the_hosts_model_and_validates_its_answer(

@@ -22,8 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final, cast
 
 from ..brief import render_brief
 from ..brief.restore import plan_restore, render_restore
@@ -31,6 +30,7 @@ from ..brief.state_block import state_block as render_state_block
 from ..compaction import capture_inspection
 from ..compaction import check_summary as check_against_snapshot
 from ..errors import StoreError
+from ..fsutil import open_regular
 from ..guard.confirm import ASK_FIRST, question, refusal
 from ..guard.loops import check, record_outcome
 from ..inspect import (
@@ -210,7 +210,6 @@ def _inspection(
         if found is None:
             raise OperationError("invalid_request", "unknown or expired inspection_id")
         return found, cached
-    data, source = _transcript_bytes(request)
     fmt = request.get("format")
     if fmt is not None and not isinstance(fmt, str):
         raise OperationError("invalid_request", "field 'format' must be a string")
@@ -218,15 +217,16 @@ def _inspection(
         HostCandidates(context.provider, provider_timeout) if context.provider is not None else None
     )
     continued = _compacted_before(request)
-    result = inspect_stream(
-        io.BytesIO(data),
-        fmt,
-        config=policy_for(project_root()),
-        provider=provider,
-        continued=continued,
-    )
-    inspection_id = hashlib.sha256(source + data + bytes([continued])).hexdigest()[:16]
-    inspection_id += f"-{result.mode}"
+    with _transcript(request) as stream:
+        result = inspect_stream(
+            cast(BinaryIO, stream),  # read by ``read`` alone
+            fmt,
+            config=policy_for(project_root()),
+            provider=provider,
+            continued=continued,
+        )
+        stream.digest.update(bytes([continued]))
+        inspection_id = f"{stream.digest.hexdigest()[:16]}-{result.mode}"
     with _cache_lock:
         _cache[inspection_id] = result
         _cache.move_to_end(inspection_id)
@@ -235,8 +235,25 @@ def _inspection(
     return result, inspection_id
 
 
-def _transcript_bytes(request: Mapping[str, Any]) -> tuple[bytes, bytes]:
-    """The transcript to inspect: ``messages`` inline, or a host's ``transcript_path``."""
+class _Digested:
+    """A transcript read once, as inspection reads it, its SHA-256 taken on the way (the
+    inspection's id: the same transcript, the same id). Never held whole: a host's
+    ``transcript_path`` of any length is inspected in bounded memory."""
+
+    def __init__(self, stream: BinaryIO, source: bytes) -> None:
+        self._stream = stream
+        self.digest = hashlib.sha256(source)
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self.digest.update(data)
+        return data
+
+
+@contextmanager
+def _transcript(request: Mapping[str, Any]) -> Iterator[_Digested]:
+    """The transcript to inspect: ``messages`` inline, or a host's ``transcript_path`` (a
+    regular file: a FIFO or a device is refused, never waited on or read without end)."""
     messages = request.get("messages")
     path = request.get("transcript_path")
     if messages is not None:
@@ -244,16 +261,18 @@ def _transcript_bytes(request: Mapping[str, Any]) -> tuple[bytes, bytes]:
             raise OperationError("invalid_request", "field 'messages' must be a JSON array")
         for index, message in enumerate(messages):
             _check_message(index, message)
-        return json.dumps(messages, ensure_ascii=False).encode("utf-8"), b"messages"
-    if isinstance(path, str) and path:
-        try:
-            return Path(path).read_bytes(), b"path"
-        except OSError as exc:
-            reason = exc.strerror or "I/O error"
-            raise OperationError(
-                "invalid_request", f"transcript cannot be read ({reason})"
-            ) from None
-    raise OperationError("invalid_request", "give 'messages' (an array) or 'transcript_path'")
+        data = json.dumps(messages, ensure_ascii=False).encode("utf-8")
+        yield _Digested(io.BytesIO(data), b"messages")
+        return
+    if not (isinstance(path, str) and path):
+        raise OperationError("invalid_request", "give 'messages' (an array) or 'transcript_path'")
+    try:
+        opened = open_regular(path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or "I/O error"
+        raise OperationError("invalid_request", f"transcript cannot be read ({reason})") from None
+    with opened:
+        yield _Digested(opened, b"path")
 
 
 class HostCandidates:
