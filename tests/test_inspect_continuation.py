@@ -253,6 +253,29 @@ def test_a_continuation_sent_as_a_system_message_is_a_summary_too() -> None:
     }
 
 
+def test_a_pi_summary_s_empty_sections_and_branch_preamble_are_noise() -> None:
+    # pi writes "- (none)" under a section with nothing in it, and opens a branch summary
+    # with a sentence of its own: neither is anything to keep (a "(none)" kept as a rule
+    # would be checked for in every summary after).
+    summary = (
+        "The user explored a different conversation branch before returning here.\n"
+        "Summary of that exploration:\n\n## Goal\nMove the invoice PDFs to object storage.\n\n"
+        "## Constraints & Preferences\n- (none)\n\n## Key Decisions\n- None.\n\n"
+        "## Critical Context\n- 无\n\n## Next Steps\n1. Copy the PDFs in batches of 500"
+    )
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "cwd": "/p"},
+        {"type": "branch_summary", "id": "b1", "parentId": None, "summary": summary},
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    result = inspect_stream(io.BytesIO(data))
+    kept = {c.content: c.kind for c in result.candidates if c.action != "drop"}
+    assert kept == {
+        "Move the invoice PDFs to object storage.": "goal",
+        "Copy the PDFs in batches of 500": "todo",
+    }
+
+
 def test_summary_units_mark_boilerplate_and_keep_spans_verbatim() -> None:
     pieces = summary_units(SUMMARY)
     boiler = [u.text for u in pieces if u.boilerplate]

@@ -42,6 +42,9 @@ _BOILERPLATE = re.compile(
     r"|pick up the last task[^\n]*?(?:[.!](?=\s|$)|$)"
     r"|recent messages are preserved verbatim[^\n]*?(?:[.!](?=\s|$)|$)"
     r"|let me chronologically analy[sz]e[^\n]*?(?:[.!](?=\s|$)|$)"
+    # pi's branch summary opens with it.
+    r"|the user explored a different conversation branch before returning here[^\n]*?"
+    r"(?:[.!](?=\s|$)|$)"
     r"|</?(?:analysis|summary)>"
     r"|(?:analysis|summary)[ \t]*:[ \t]*$"
     r")",
@@ -86,6 +89,10 @@ def classify_summary(units_: list[Unit]) -> list[Classification]:
             section = _section(unit.text)
             out.append(classify(unit, ctx, n))
             continue
+        if _EMPTY_SECTION.fullmatch(unit.text.strip()):
+            # pi's "- (none)" under "## Constraints & Preferences": nothing was said.
+            out.append(Classification("transient", IMPORTANCE["transient"], 0.95, _NONE_SAID))
+            continue
         if section == "user" and not unit.boilerplate:
             # "All user messages" quotes the owner: the owner's word, said again.
             c = classify(unit, quoted, n)
@@ -104,6 +111,13 @@ def classify_summary(units_: list[Unit]) -> list[Classification]:
             )
         out.append(c)
     return out
+
+
+#: What a summary writes under a section with nothing in it ("(none)", "- None.", "无").
+_EMPTY_SECTION = re.compile(
+    r"[-*•\s]*[(\[（]?\s*(?:none|n/?a|nothing|empty|—|-|无|暂无|没有)\s*[)\]）]?[.。]?", re.I
+)
+_NONE_SAID = "a summary's placeholder for a section with nothing in it"
 
 
 def _is_title(unit: Unit) -> bool:
