@@ -73,6 +73,27 @@ def test_errors_never_contain_content() -> None:
     assert caught.value.item_id == "x"
 
 
+def test_an_error_names_an_id_of_any_length_in_one_short_line() -> None:
+    # A million-character id was echoed whole into the error (and an MCP tool result).
+    long_id = "x" * 1_000_000
+    checks = [
+        lambda: Snapshot.from_dict({"schemaVersion": 1, "items": [item(long_id, z=1)]}),
+        lambda: ContextGuard().add(item(long_id, kind="bogus")),
+        lambda: ContextGuard([item(long_id)]).add(item(long_id)),
+        lambda: Snapshot.from_dict(
+            {"schemaVersion": 1, "items": [item(long_id, critical=True)] * 2}
+        ),
+    ]
+    for check in checks:
+        with pytest.raises(ContextGuardError) as caught:
+            check()
+        assert len(str(caught.value)) < 200 and caught.value.item_id == long_id
+        assert f"'{'x' * 80}'…" in str(caught.value)
+    with pytest.raises(ContextGuardError) as caught:
+        ContextGuard([item("c9")]).add(item("c9"))
+    assert "'c9'" in str(caught.value)  # a short one whole, as before
+
+
 def test_duplicate_ids_are_rejected_with_the_id() -> None:
     guard = ContextGuard([item()])
     with pytest.raises(ContextGuardError) as caught:

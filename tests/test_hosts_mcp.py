@@ -500,9 +500,14 @@ def test_a_line_that_is_not_json_gets_a_parse_error(wire: Wire, line: bytes) -> 
         (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"note",'
          b'"arguments":{"type":"note","text":"\\ud800 ' + SECRET + b'"}}}', 2),
         (b'{"jsonrpc":"2.0","id":"\\udc00","method":"tools/list"}', None),
+        # Valid JSON nested past the recursion limit: the id it opens with is answered.
+        (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"inspect",'
+         b'"arguments":{"messages":' + b"[" * 5000 + b"]" * 5000 + b'}}}', 7),
+        (b'{"jsonrpc":"2.0","id":"deep","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+         "deep"),
     ],
     ids=["batch", "number", "no-jsonrpc", "params-text", "5000-digit-id", "float-id", "bool-id",
-         "lone-surrogate", "lone-surrogate-id"],
+         "lone-surrogate", "lone-surrogate-id", "deep-5000", "deep-100000"],
 )  # fmt: skip
 def test_json_that_is_no_request_gets_an_invalid_request(
     wire: Wire, line: bytes, request_id: object

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import ContextGuardError
-from .item import ContextItem
+from .item import ContextItem, named
 from .report import VerificationReport
 from .snapshot import Snapshot
 from .verify import Verifier, averify_context, verify_context
@@ -27,7 +27,7 @@ class ContextGuard:
         value = ContextItem.from_input(item)
         if value.id in self._items:
             raise ContextGuardError(
-                "duplicate_item_id", f"duplicate item id {value.id!r}", item_id=value.id
+                "duplicate_item_id", f"duplicate item id {named(value.id)}", item_id=value.id
             )
         self._items[value.id] = value
         return value

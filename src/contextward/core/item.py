@@ -85,4 +85,10 @@ class ContextItem:
 
 
 def _item_error(item_id: str, problem: str) -> ContextGuardError:
-    return ContextGuardError("invalid_input", f"item {item_id!r} {problem}", item_id=item_id)
+    return ContextGuardError("invalid_input", f"item {named(item_id)} {problem}", item_id=item_id)
+
+
+def named(item_id: str) -> str:
+    """An item's id as an error names it: quoted, and of an id of any length its first 80
+    characters (an error is one short line)."""
+    return repr(item_id) if len(item_id) <= 80 else f"{item_id[:80]!r}…"

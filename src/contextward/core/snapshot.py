@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ContextGuardError
-from .item import ContextItem
+from .item import ContextItem, named
 
 SCHEMA_VERSION = 1
 
@@ -72,6 +72,6 @@ def _check_unique(items: Iterable[ContextItem]) -> None:
             raise ContextGuardError("invalid_input", "snapshot items must be ContextItem values")
         if item.id in seen:
             raise ContextGuardError(
-                "duplicate_item_id", f"duplicate item id {item.id!r}", item_id=item.id
+                "duplicate_item_id", f"duplicate item id {named(item.id)}", item_id=item.id
             )
         seen.add(item.id)

@@ -9,7 +9,8 @@ answered by the transport:
   (nothing in the line can be trusted, not even whether it was a notification);
 - JSON that is no message (a batch, a scalar, a missing or wrong field, a lone
   surrogate, a number past 4,300 digits): ``-32600 Invalid Request``, with the
-  request's id when it is a string or an integer, else null. An ``id`` that is null,
+  request's id when it is a string or an integer, else null; JSON nested past the
+  recursion limit, with the id the line opens with. An ``id`` that is null,
   a bool or a float makes a request invalid: the SDK took it for a notification;
 - what reads as a notification (a string ``method``, no ``id``) or as a response
   (``result`` or ``error``, no ``method``) is never answered, however malformed;
@@ -98,8 +99,13 @@ def _refuse_text(text: str) -> Refused:
         # The standard library reads what the SDK's parser refuses to: lone surrogates,
         # numbers past its limit, deep nesting (up to the recursion limit).
         value = json.loads(text, parse_int=_integer)
-    except (ValueError, RecursionError):
+    except ValueError:
         return Refused(_error(PARSE_ERROR, None))
+    except RecursionError:
+        # JSON nested past the recursion limit: no request to read, but the id it opens
+        # with is the caller's, who would otherwise wait for its own timeout.
+        head = text[:_HEAD].encode("utf-8", "replace")
+        return Refused(_error(INVALID_REQUEST, leading_id(head)))
     return _refuse_value(value)
 
 
