@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -154,14 +153,19 @@ def test_a_host_that_goes_away_ends_the_bridge(tmp_path: Path) -> None:
 def test_a_stuck_operation_times_out_and_the_next_request_is_served(
     bridge: BridgeProcess, tmp_path: Path
 ) -> None:
-    # Opening a FIFO nobody writes blocks forever: a real operation that hangs.
-    fifo = tmp_path / "never-written.jsonl"
-    os.mkfifo(fifo)
-    bridge.send(request("stuck", "inspect", transcript_path=str(fifo), timeout_ms=300))
+    # A real operation that runs far past its own 300 ms: inspecting 16 MB of prose takes
+    # seconds. (A FIFO named as the transcript once hung one forever; it is refused now.)
+    path = tmp_path / "long.json"
+    said = [
+        {"id": f"u{n}", "role": "user", "content": f"Keep the ledger export {n} under {n % 97} MB."}
+        for n in range(300_000)
+    ]
+    path.write_text(json.dumps(said))
+    bridge.send(request("stuck", "inspect", transcript_path=str(path), timeout_ms=300))
     bridge.send(request("next", "ping"))
-    stuck = bridge.recv()
-    assert (stuck["request_id"], stuck["ok"], stuck["code"]) == ("stuck", False, "timeout")
-    assert bridge.recv()["request_id"] == "next"
+    answers = {frame["request_id"]: frame for frame in (bridge.recv(), bridge.recv())}
+    stuck = answers["stuck"]
+    assert (stuck["ok"], stuck["code"]) == (False, "timeout") and answers["next"]["ok"]
     rest, code, stderr = bridge.finish()
     assert (rest, code) == ([], 0)
     assert stderr.count("\n") == 1 and "timed out" in stderr and "stuck" in stderr
