@@ -491,3 +491,30 @@ def test_what_the_owner_asks_with_please_and_no_cue_is_a_requirement(text: str) 
 
 def test_a_question_with_please_stays_a_request() -> None:
     assert kind("Could you please check the deploy logs?") == "todo"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A recurring time when something is not done is a standing rule, 不要 or not.
+        ("每周五不发版。", "constraint"),
+        ("周日不部署。", "constraint"),
+        ("节假日不动线上配置。", "constraint"),
+        # The one way changes go is a standing rule.
+        ("所有迁移都走评审。", "constraint"),
+        ("数据库变更统一走工单。", "constraint"),
+        # Controls: a meeting on a day, a plan dropped, people leaving, no rule.
+        ("周五开会。", "fact"),
+        ("我们都走了。", "fact"),
+    ],
+)
+def test_chinese_standing_rules_without_a_prohibition_word(text: str, expected: str) -> None:
+    assert kind(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["重试间隔改成三十秒。", "缓存过期设为两小时。", "并发数调到八个。"],
+)
+def test_a_setting_in_chinese_numerals_is_a_choice_as_in_digits(text: str) -> None:
+    assert kind(text) == "decision"

@@ -164,3 +164,13 @@ def test_an_ellipsis_inside_a_sentence_does_not_end_it() -> None:
         "I tried...",
         "Then it failed.",
     ]
+
+
+def test_a_chinese_rejection_stays_with_what_it_tried() -> None:
+    assert texts("先试了 Memcached。内存一直涨，最后放弃了。下一步看队列。") == [
+        "先试了 Memcached。内存一直涨，最后放弃了。",
+        "下一步看队列。",
+    ]
+    # Control: what was tried alone, or followed by something other than its dropping.
+    assert texts("我们用过 Kafka。") == ["我们用过 Kafka。"]
+    assert texts("我们用过 Kafka。现在看延迟。") == ["我们用过 Kafka。", "现在看延迟。"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..core.item import KINDS
+from ..core.textnorm import arabic
 from ..redact import mask
 from . import lexicon as lx
 from .message import Role
@@ -247,7 +248,8 @@ def classify(unit: Unit, ctx: Context, index: int = 0) -> Classification:
         and (not _QUESTION.search(text) or lx.REQUEST_QUESTION.match(low))
     ):
         return _mem("goal", 0.85, "the opening request of the user", replaces)
-    if ctx.role == "user" and lx.SETS.match(low) and not _QUESTION.search(text):
+    # "超时设成五秒" sets a value as "超时设成 5 秒" does: numerals are read in digits.
+    if ctx.role == "user" and lx.SETS.match(arabic(low)) and not _QUESTION.search(text):
         return _mem("decision", 0.85, "the user sets a named thing to a value", replaces)
     if ctx.role == "user" and lx.SUGGESTION.match(low) and lx.has_content(low):
         return _mem("decision", 0.82, "the user proposes a course of action", replaces)

@@ -220,12 +220,20 @@ _TRIED = re.compile(
 )
 
 _PRONOUN_START = re.compile(r"^(?:it|that|this|they|它|这)\b", re.I)
+# "之前试过 SQLite。并发写的时候一直锁表，所以放弃了。": a Chinese sentence that drops what
+# the one before tried names it only there, with no "it" to point back.
+_ZH_TRIED = re.compile(r"试过|用过|试了|尝试过|尝试了")
+_ZH_DROPPED = re.compile(r"(?:放弃|不用|弃用|换掉|去掉|停用|撤掉|回滚)了[。！!…]*$|就算了[。！!]*$")
 
 
 def _belongs_to_previous(piece: str, previous: str) -> bool:
     if _REASON_START.match(piece):
         return True
-    return bool(_PRONOUN_START.match(piece)) and bool(_TRIED.search(previous))
+    if _PRONOUN_START.match(piece):
+        return bool(_TRIED.search(previous))
+    return (
+        not piece.isascii() and bool(_ZH_DROPPED.search(piece)) and bool(_ZH_TRIED.search(previous))
+    )
 
 
 def _join(text: str, first: str, second: str) -> str:
