@@ -2593,3 +2593,47 @@ def test_the_assistant_echoing_the_owners_switch_is_still_noise() -> None:
         Message("a1", "assistant", "Switching to WeasyPrint."),
     )
     assert only(result, "Switching to WeasyPrint.").action == "drop"
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "replaced"),
+    [
+        ("会话过期时间半小时。", "会话过期时间改成 40 分钟。", True),
+        ("锁等待超时一个半小时。", "锁等待超时改成 2 小时。", True),
+        ("审计日志保留一年半。", "审计日志保留改成三年。", True),
+        ("The lock timeout is half an hour.", "Make the lock timeout 20 minutes.", True),
+        ("The lock timeout is an hour and a half.", "Make the lock timeout 2 hours.", True),
+        # The same value in another form: nothing changes.
+        ("会话过期时间半小时。", "会话过期时间改成 30 分钟。", False),
+        ("The lock timeout is half an hour.", "Make the lock timeout 30 minutes.", False),
+    ],
+)
+def test_a_value_said_with_a_half_is_read_as_its_value(
+    earlier: str, later: str, replaced: bool
+) -> None:
+    result = after_a_reply(earlier, "OK.", later)
+    assert retired(result, earlier) is replaced
+
+
+@pytest.mark.parametrize(
+    ("text", "dimension", "value"),
+    [
+        ("半小时", "time", 1800.0),
+        ("半个小时", "time", 1800.0),
+        ("一个半小时", "time", 5400.0),
+        ("两个半小时", "time", 9000.0),
+        ("3天半", "time", 3.5 * 86400),
+        ("half an hour", "time", 1800.0),
+        ("an hour and a half", "time", 5400.0),
+        ("2 and a half hours", "time", 9000.0),
+    ],
+)
+def test_half_values_read_in_the_next_smaller_unit(text: str, dimension: str, value: float) -> None:
+    assert _values(text)[dimension] == [value]
+
+
+@pytest.mark.parametrize(
+    "text", ["一半的请求走新集群。", "过半数的节点同意才提交。", "half of the requests"]
+)
+def test_a_half_that_is_no_duration_is_no_value(text: str) -> None:
+    assert _values(text) == {}

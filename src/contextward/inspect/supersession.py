@@ -785,8 +785,11 @@ _VERSION_KEYS = frozenset(("版本", "version"))
 @lru_cache(maxsize=_CACHE)
 def _settings_said(text: str, *, stated: bool) -> tuple[tuple[str, str, str], ...]:
     """The settings ``text`` changes ("调到 5", "set … to 5") and, if ``stated``, those it
-    states side by side with their value ("throttle %8", "监听 8080 端口")."""
+    states side by side with their value ("throttle %8", "监听 8080 端口"; "保留一年半" as
+    "保留 18 个月")."""
     low = text.casefold()
+    if "半" in low or "half" in low:
+        low = _halves(low)
     found = _changed(low)
     if stated:
         found += [s for m in _SETTING_SAID.finditer(low) if (s := _setting(m)) is not None]
@@ -2266,6 +2269,8 @@ def _values(text: str) -> dict[str, list[float]]:
     dimension. Numbers in one unit of time compare across units ("2 小时" = "120 分钟").
     """
     low = text.casefold()
+    if "半" in low or "half" in low:
+        low = _halves(low)
     if _NUMBER_WORD_HINT.search(low):
         low = _NUMBER_WORD.sub(_digits, low)
     out: dict[str, list[float]] = {}
@@ -2369,6 +2374,47 @@ _NUMBER_WORD = re.compile(
     r"(?=\s*(?:个|次|台|天|周|个月|月|年|小时|分钟|秒|倍|份|条|块|位))|"
     r"(?<![统唯第])一(?=\s*(?:天|周|个月|小时|分钟|秒|次))"
 )
+
+
+# "半小时", "一个半小时", "一年半", "half an hour", "an hour and a half": a half read as the
+# value it makes in the next smaller unit ("30 分钟", "90 分钟", "18 个月", "30 minutes").
+_HALF_UNITS = {
+    "小时": (60, "分钟"),
+    "钟头": (60, "分钟"),
+    "分钟": (60, "秒"),
+    "年": (12, "个月"),
+    "天": (24, "小时"),
+    "月": (30, "天"),
+    "hour": (60, "minutes"),
+    "year": (12, "months"),
+    "day": (24, "hours"),
+    "minute": (60, "seconds"),
+}
+_HALF_COUNT = r"(\d+|[一二两三四五六七八九十]|an?|one)"
+_HALF = re.compile(
+    rf"{_HALF_COUNT}\s*个半\s*(小时|钟头|分钟|月)|"
+    rf"{_HALF_COUNT}\s*(年|天)半|"
+    r"(?<![\d一二两三四五六七八九十个])半\s*个?\s*(小时|钟头|分钟|年|月)|"
+    rf"\b{_HALF_COUNT}\s+(hour|year|day|minute)s?\s+and\s+a\s+half\b|"
+    rf"\b{_HALF_COUNT}\s+and\s+a\s+half\s+(hour|year|day|minute)s?\b|"
+    r"\bhalf\s+(?:an?\s+)(hour|year|day|minute)\b"
+)
+_HALF_WORD_COUNT = {"a": 1, "an": 1, "one": 1} | _CN_DIGITS | {"十": 10}
+
+
+def _halves(low: str) -> str:
+    """``low`` with each half value written in the next smaller unit ("一年半" -> "18 个月")."""
+
+    def whole(match: re.Match[str]) -> str:
+        said = [g for g in match.groups() if g is not None]
+        count, unit = (None, said[0]) if len(said) == 1 else said
+        per, smaller = _HALF_UNITS[unit]
+        if count is None:
+            return f" {per // 2} {smaller}"
+        number = int(count) if count.isdigit() else _HALF_WORD_COUNT[count]
+        return f" {number * per + per // 2} {smaller}"
+
+    return _HALF.sub(whole, low)
 
 
 #: What every ``_NUMBER_WORD`` match holds: a number's word or a Chinese numeral.
