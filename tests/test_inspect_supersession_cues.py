@@ -2637,3 +2637,48 @@ def test_half_values_read_in_the_next_smaller_unit(text: str, dimension: str, va
 )
 def test_a_half_that_is_no_duration_is_no_value(text: str) -> None:
     assert _values(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("plan", "then", "replaced"),
+    [
+        (
+            "I'll move the audit logs for stage 1 to cold storage.",
+            "Move stage 2 to cold storage too.",
+            False,
+        ),
+        ("给 305 号 issue 补一个回归测试。", "306 号 issue 也要补一个回归测试。", False),
+        (
+            "Write a smoke test for billing table 7.",
+            "Write a smoke test for billing table 8 too.",
+            False,
+        ),
+        # The number named again in place of the one before: a replacement.
+        (
+            "I'll move the audit logs for stage 1 to cold storage.",
+            "Make it stage 2 instead.",
+            True,
+        ),
+        ("给 305 号 issue 补一个回归测试。", "不对，改成 306 号 issue。", True),
+    ],
+)
+def test_an_addition_for_another_numbered_thing_replaces_nothing(
+    plan: str, then: str, replaced: bool
+) -> None:
+    result = after_a_reply("We're cleaning up the audit pipeline.", plan, then)
+    assert retired(result, plan) is replaced
+
+
+@pytest.mark.parametrize(
+    ("todo", "then", "replaced"),
+    [
+        ("给 305 号 issue 补一个回归测试。", "306 号 issue 也要补一个回归测试。", False),
+        ("Add a smoke test for phase 3 of the import.", "Add one for phase 4 too.", False),
+        ("给 305 号 issue 补一个回归测试。", "不对，改成 306 号 issue。", True),
+    ],
+)
+def test_the_owners_todo_for_another_numbered_thing_keeps_the_first(
+    todo: str, then: str, replaced: bool
+) -> None:
+    result = after_a_reply(todo, "OK.", then)
+    assert retired(result, todo) is replaced

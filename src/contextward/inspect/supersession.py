@@ -2540,6 +2540,9 @@ def _same_value(
     faulted = _faulted(low)
     kept = _kept(low)
     named_values = _named_values(low)
+    # "Make phase 2 backfill the totals too" after "migrate phase 1": an addition whose
+    # number says which thing, not what a setting is.
+    labels = _labels(low) if _ADDITIVE.search(_first_clause(new.text)) else frozenset()
     # A new setting never moves a limit, unless it is a limit too or sets a value outright.
     moves_limits = bool(_BOUND.search(low) or _SETS.search(low))
     clock_set = bool(_CLOCK_SET.search(low))
@@ -2590,6 +2593,8 @@ def _same_value(
                 continue
             if previous[0] in kept:
                 continue  # "yearly stays $90": the old value named as unchanged
+            if numbers[0] in labels and previous[0] in _labels(old.text.casefold()):
+                continue  # "413 号 issue 也要…" beside "412 号 issue": another instance
             if dim == "clock" and not clock_set:
                 continue  # "alert if it runs past 05:30" beside "finish before 06:00"
             # "12 hours, not 8" names the 8 it replaces: that reaches as far as a count.
@@ -2618,6 +2623,23 @@ def _same_value(
                 out.append(old)
                 break
     return out
+
+
+# A number that says which thing ("phase 2", "issue #413", "ledger table 4", "413 号
+# issue", "第 2 阶段"), not what a setting is.
+_INSTANCE = re.compile(
+    r"\b(?:phase|stage|step|table|issue|ticket|pr|bug|item|task|part|milestone|sprint|"
+    r"section|chapter|shard|story|epic|incident|wave)\s*#?\s*(\d+)\b|"
+    r"(?<![\w&])#(\d+)\b|第\s*(\d+)|(\d+)\s*[号期]|(?:阶段|步骤|表)\s*(\d+)"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def _labels(low: str) -> frozenset[float]:
+    """The numbers ``low`` names things by (``_INSTANCE``)."""
+    return frozenset(
+        float(number) for match in _INSTANCE.finditer(low) for number in match.groups() if number
+    )
 
 
 # A limit on a value ("under 50ms", "at most 3", "< 200", "不超过 800MB", "2 秒以内").
