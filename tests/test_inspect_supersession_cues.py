@@ -2682,3 +2682,25 @@ def test_the_owners_todo_for_another_numbered_thing_keeps_the_first(
 ) -> None:
     result = after_a_reply(todo, "OK.", then)
     assert retired(result, todo) is replaced
+
+
+def _approved_then(plan: str, then: str) -> InspectionResult:
+    return run(
+        Message("u0", "user", "We're adding SSO to the admin portal."),
+        Message("a0", "assistant", plan),
+        Message("u1", "user", "Sounds good, go with Redis."),
+        Message("a1", "assistant", "Running the linters."),
+        Message("u2", "user", then),
+    )
+
+
+def test_a_value_correction_leaves_an_unrelated_approved_plan() -> None:
+    plan = "I suggest we keep the login tokens in Redis."
+    result = _approved_then(plan, "Actually make the token lifetime 20 minutes, not 10.")
+    assert not retired(result, plan)
+
+
+def test_a_value_correction_retires_the_plan_that_held_the_value() -> None:
+    plan = "I suggest we keep the login tokens in Redis for 10 minutes."
+    result = _approved_then(plan, "Actually make the token lifetime 20 minutes, not 10.")
+    assert retired(result, plan)

@@ -556,6 +556,9 @@ class Linker:
             # words alone retire its own findings when it merely elaborates on them.
             and new.role != "assistant"
             and not _change_follows(new, memory[index + 1 : index + 2])
+            # "make the session TTL 30 minutes, not 15" changes a value no statement in
+            # reach holds: it retires that value's statement, never a guess by shared words.
+            and not (values and _named_values(low))
         ):
             # A correction that follows another in the same turn ("No — that loses data.
             # Write it to a new column instead.") elaborates it; it retires nothing more.
