@@ -2647,6 +2647,11 @@ def test_a_half_that_is_no_duration_is_no_value(text: str) -> None:
             "Move stage 2 to cold storage too.",
             False,
         ),
+        (
+            "I'll move the audit logs for stage 1 to cold storage.",
+            "Also move stage 2 to cold storage.",
+            False,
+        ),
         ("给 305 号 issue 补一个回归测试。", "306 号 issue 也要补一个回归测试。", False),
         (
             "Write a smoke test for billing table 7.",

@@ -46,6 +46,8 @@ class Draft:
     #: ``content`` and its message's id were found to hold no secret where they were
     #: read (``inspector._Read``): its candidate's JSON need not mask them again.
     clean: bool = False
+    #: Led in by "Also" or "Plus", cut from ``content``: an addition to what was said.
+    also: bool = False
 
     def __post_init__(self) -> None:
         self.text = arabic(narrow(self.content))

@@ -179,6 +179,7 @@ class _Builder:
         role: str | None = None,
         summary: bool = False,
         clean: bool = False,
+        also: bool = False,
     ) -> Draft:
         """The draft of statement ``text`` (``number``: its number where the messages
         were read), a new one or the earlier one it copies."""
@@ -210,6 +211,7 @@ class _Builder:
                 summary=summary,
                 ordinal=ordinal,
                 clean=clean,
+                also=also,
             )
             self._states.append(0)
             self._live[ordinal] = draft
@@ -388,6 +390,8 @@ class _Read(NamedTuple):
     #: Each text's number (``Statements``), in the order of ``units``, or a tool
     #: message's ``first`` and ``error`` (-1: none): a copy has the number of the first.
     statements: tuple[int, ...] = ()
+    #: Its texts led in by "Also" or "Plus" (``Unit.also``).
+    also: frozenset[str] = frozenset()
 
     def light(self) -> _Read:
         """The same, its message carrying only what the candidates take (its id and
@@ -471,6 +475,7 @@ def _reads(
             tuple((unit.text, unit.quoted, unit.number) for unit in pieces),
             tuple(kinds),
             statements=tuple(number(unit.text) for unit in pieces),
+            also=frozenset(unit.text for unit in pieces if unit.also),
         )
         quoted = max((unit.quoted for unit in pieces), default=0)
         if quoted:  # the quoted owner messages took the turns after it
@@ -541,6 +546,7 @@ def _inspect(
                 role="user" if quoted else read.role,
                 summary=read.summary and not quoted,
                 clean=text in read.clean,
+                also=text in read.also,
             )
             for (text, quoted, number), c, statement in zip(
                 read.units, read.kinds, read.statements, strict=True

@@ -86,6 +86,8 @@ class Unit:
     #: The owner message a compaction summary quotes ("All user messages"), counted from 1
     #: in the order quoted (0: not a quote).
     quoted: int = 0
+    #: Led in by "Also" or "Plus", which is cut from its text: an addition.
+    also: bool = False
 
 
 _DIGITS = re.compile(r"\d{1,3}")
@@ -167,10 +169,12 @@ def _sentences(text: str, out: list[Unit]) -> None:
             merged.append(piece)
     for piece in merged:
         # Only a piece that starts as a joiner does ("And", "also", "plus") is searched.
-        bare = _LEADING_JOINER.sub("", piece, count=1) if piece[:1] in _JOINER_STARTS else piece
-        trimmed = bare.strip()
+        joiner = _LEADING_JOINER.match(piece) if piece[:1] in _JOINER_STARTS else None
+        trimmed = (piece[joiner.end() :] if joiner else piece).strip()
         if trimmed:
-            out.append(Unit(trimmed))
+            # "Also make phase 2 …": the "also" is cut, the addition it says is kept.
+            also = joiner is not None and not joiner[0].casefold().startswith("and")
+            out.append(Unit(trimmed, also=also))
 
 
 def _split(text: str) -> list[str]:

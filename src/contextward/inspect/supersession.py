@@ -2545,7 +2545,8 @@ def _same_value(
     named_values = _named_values(low)
     # "Make phase 2 backfill the totals too" after "migrate phase 1": an addition whose
     # number says which thing, not what a setting is.
-    labels = _labels(low) if _ADDITIVE.search(_first_clause(new.text)) else frozenset()
+    adds = new.also or _ADDITIVE.search(_first_clause(new.text))
+    labels = _labels(low) if adds else frozenset()
     # A new setting never moves a limit, unless it is a limit too or sets a value outright.
     moves_limits = bool(_BOUND.search(low) or _SETS.search(low))
     clock_set = bool(_CLOCK_SET.search(low))
