@@ -1025,3 +1025,35 @@ def test_a_value_beside_its_subject_is_kept_whatever_other_values_say(
     item: str, summary: str
 ) -> None:
     assert judge(item, f"Intro. {summary} Other notes.", "decision")[0] == "preserved"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "state"),
+    [
+        (
+            "Set the HTTP timeout to 30 seconds.",
+            "Set the DB connect timeout to 10 seconds.",
+            "HTTP timeout 30 s, DB connect timeout 10 s.",
+        ),
+        ("队列超时设成 8 秒。", "缓存连接超时设成 2 秒。", "队列超时 8 秒，缓存连接超时 2 秒。"),
+    ],
+)
+def test_past_a_verbatim_copy_another_things_value_beside_the_words_changes_nothing(
+    first: str, second: str, state: str
+) -> None:
+    # A faithful summary laid out as Claude Code's: every owner message quoted, then the
+    # current state, where each timeout sits beside the other's words. Read past the copy,
+    # a value nearer another subject's words is no change (the restore probes' faithful
+    # controls were reported changed in 7 more of 97 when it was).
+    items = [
+        ContextItem(id="a", kind="decision", content=first, critical=True),
+        ContextItem(id="b", kind="decision", content=second, critical=True),
+    ]
+    context = (
+        f'<summary>\n2. All user messages:\n   - "{first}"\n   - "{second}"\n'
+        f"3. Current state:\n{state}\n</summary>"
+    )
+    assert [f["status"] for f in FactsVerifier().verify(items, context)] == ["preserved"] * 2
+    # Said with the other's value after the copy, it is still a change.
+    wrong = context.replace(state, state.replace("10 s", "30 s").replace("2 秒", "8 秒"))
+    assert FactsVerifier().verify(items, wrong)[1]["status"] == "changed"
