@@ -434,19 +434,22 @@ def pre_compact(
     label = f"{session.host}:{trigger}"
     read = left_out = 0
     size = _size(transcript_path)
+    prompts: list[Message] = []
     with session.open() as store, contextlib.ExitStack() as stack:
-        # What the owner said in this session, as the prompt hooks recorded it.
-        said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
-        prompts = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
         # An unreadable, empty or unrecognised transcript must not cost the snapshot of
         # the project record, which is what matters most.
         messages = _transcript_tail(stack, transcript_path, transcript_format)
+        cut = messages is not None and size > TRANSCRIPT_TAIL  # only its end is read
+        if messages is None or cut:
+            # What the owner said in this session, as the prompt hooks recorded it.
+            said = store.prompts.list(limit=MAX_PROMPTS_IN_PLACE, session_id=session.session_id)
+            prompts = [Message(f"prompt-{p.seq}", "user", p.text) for p in reversed(said)]
         if messages is None:
             # No transcript to read: the owner's prompts stand in for it ("never push to
             # main" must survive).
             messages = prompts
         else:
-            if size > TRANSCRIPT_TAIL and prompts:
+            if cut and prompts:
                 # Only the end is read: the owner's prompts of the session come first, so
                 # a rule said before that end is not lost (a copy in the end merges in).
                 messages = itertools.chain(prompts, messages)
@@ -465,7 +468,7 @@ def pre_compact(
         pending = {"pending_snapshot": taken.record.seq, "pending_transcript_bytes": size}
         store.sessions.update(session.session_id, pending)
     guidance = taken.guidance
-    if size > TRANSCRIPT_TAIL:
+    if cut:
         # Said, so the summariser knows what it was not told of.
         tail = f"{TRANSCRIPT_TAIL / (1 << 20):g} MiB"
         owner = f", and the owner's {counted(len(prompts), 'prompt')} recorded this session"
